@@ -1,0 +1,66 @@
+"""Inputs and result of a run: execution parameters, the request, and what came of it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from quorum.domain.events import RunStopReason
+from quorum.domain.messages import Message
+from quorum.domain.responses import Usage
+
+
+class ExecutionParams(BaseModel):
+    """How a run behaves. Every field is settable from ``[agent]`` in quorum.toml.
+
+    Attributes:
+        max_tool_turns: turns whose tool calls are executed; the next request for tools ends the run.
+        timeout_seconds: wall-clock limit of the whole run.
+        tool_timeout_seconds: limit of one tool call; the call is cancelled after it.
+        max_parallel_tools: how many low-risk calls run at once.
+        on_turn_limit: ``summarize`` asks once more, without tools, for the best final answer;
+            ``stop`` ends at once.
+        max_rejections: consecutive review rejections that stop the run.
+        tools: ``all``, or ``low_risk_only`` (the read-only ``ask`` mode).
+        max_total_tokens: token budget of the run (input + output), or None.
+        stream: request streamed responses (text reaches observers as it arrives).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_tool_turns: int = Field(10, ge=1)
+    timeout_seconds: float = Field(300.0, gt=0)
+    tool_timeout_seconds: float = Field(60.0, gt=0)
+    max_parallel_tools: int = Field(8, ge=1)
+    on_turn_limit: Literal["summarize", "stop"] = "summarize"
+    max_rejections: int = Field(3, ge=1)
+    tools: Literal["all", "low_risk_only"] = "all"
+    max_total_tokens: int | None = Field(None, ge=1)
+    stream: bool = True
+
+
+class RunRequest(BaseModel):
+    """One task for one model. ``history`` continues an earlier conversation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: str
+    model_id: str
+    system_prompt: str | None = None
+    params: ExecutionParams = ExecutionParams()
+    history: tuple[Message, ...] = ()
+    run_id: str | None = None
+
+
+class RunResult(BaseModel):
+    """How a run ended. ``detail`` explains any stop other than ``end_turn``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    stop_reason: RunStopReason
+    turns: int
+    output: str
+    usage: Usage
+    detail: str | None = None

@@ -1,0 +1,18 @@
+"""Ports: the Protocols the application needs, owned here and implemented by adapters."""
+
+from quorum.application.ports.llm import LlmGateway, LlmSession
+from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
+from quorum.application.ports.tool_schema import ToolSchemaPort
+
+__all__ = [
+    "ActionReviewer",
+    "LlmGateway",
+    "LlmSession",
+    "ReviewContext",
+    "RunObserver",
+    "ToolExecutor",
+    "ToolOutcome",
+    "ToolSchemaPort",
+]

@@ -1,0 +1,38 @@
+"""Port to everything that runs tools: built-ins, MCP servers, plugin tools."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from quorum.domain.tools import RiskAssessment, ToolCall, ToolDefinition, ToolSpec
+
+
+class ToolOutcome(BaseModel):
+    """What a tool produced: its output text, and whether that is an error the model should see."""
+
+    model_config = ConfigDict(frozen=True)
+
+    output: str
+    is_error: bool = False
+
+
+class ToolExecutor(Protocol):
+    """Lists the available tools and executes calls to them."""
+
+    async def list_tools(self) -> ToolSpec:
+        """Every tool available now. May start tool sources; failures of one source leave it out."""
+        ...
+
+    def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
+        """The risk of this particular call (e.g. a read-only shell command is low), and why. Pure."""
+        ...
+
+    async def execute(self, call: ToolCall) -> ToolOutcome:
+        """Run one call whose arguments were already validated.
+
+        Expected failures come back as ``ToolOutcome(is_error=True)``; anything raised is turned
+        into an error result by the caller. Must be cancellable (the caller enforces timeouts).
+        """
+        ...

@@ -1,0 +1,244 @@
+"""Execution of one turn's tool calls: checks, risk, parallel low-risk runs, reviewed high-risk runs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.ports.tool_executor import ToolExecutor
+from quorum.domain.events import ReviewEvent, ToolCallEvent, ToolResultEvent
+from quorum.domain.review import ReviewDecision
+from quorum.domain.tools import (
+    RiskAssessment,
+    RiskLevel,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    ToolSpec,
+)
+
+
+@dataclass
+class _Planned:
+    index: int
+    call: ToolCall
+    tool: ToolDefinition
+    risk: RiskAssessment
+
+
+@dataclass
+class TurnCalls:
+    """The calls of one turn and the results gathered so far (read when a run is cut short)."""
+
+    calls: Sequence[ToolCall]
+    results: dict[int, ToolResultMessage] = field(default_factory=dict)
+
+    def missing(self) -> list[int]:
+        """Indexes of calls that have no result yet."""
+        return [i for i in range(len(self.calls)) if i not in self.results]
+
+    def ordered(self) -> list[ToolResultMessage]:
+        """Results in the model's emission order; every call must have one."""
+        return [self.results[i] for i in range(len(self.calls))]
+
+
+@dataclass
+class RejectionCounter:
+    """Consecutive rejections across the run; an approval resets it."""
+
+    limit: int
+    count: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.count >= self.limit
+
+
+class ToolBatch:
+    """Runs the calls of one model response under the loop rules.
+
+    Unknown tools, malformed or schema-violating arguments become error results without execution
+    or review. Low-risk calls run concurrently (at most ``max_parallel``); high-risk calls run after
+    them, one at a time in emission order, each only after the reviewer approved it, so a high-risk
+    call never overlaps another call. Each result is emitted as it is produced and stored in
+    ``turn.results`` under the call's emission index.
+    """
+
+    def __init__(
+        self,
+        *,
+        executor: ToolExecutor,
+        reviewer: ActionReviewer,
+        observer: RunObserver,
+        validator: ArgumentValidator,
+        offered: ToolSpec,
+        schemas: dict[str, dict[str, Any]],
+        max_parallel: int,
+        tool_timeout: float,
+        allow_high_risk: bool,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self._executor = executor
+        self._reviewer = reviewer
+        self._observer = observer
+        self._validator = validator
+        self._offered = offered
+        self._schemas = schemas
+        self._semaphore = asyncio.Semaphore(max_parallel)
+        self._tool_timeout = tool_timeout
+        self._allow_high_risk = allow_high_risk
+        self._clock = clock
+
+    async def run(
+        self,
+        turn: TurnCalls,
+        *,
+        review_context: Callable[[ToolDefinition, RiskAssessment], ReviewContext],
+        rejections: RejectionCounter,
+    ) -> None:
+        """Fill ``turn.results`` for every call. Cancellation leaves unfinished calls missing."""
+        low: list[_Planned] = []
+        high: list[_Planned] = []
+        for index, call in enumerate(turn.calls):
+            planned, problem = self._plan(index, call)
+            risk = planned.risk.level if planned else RiskLevel.HIGH
+            self._observer.on_event(
+                ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk)
+            )
+            if planned is None:
+                self._record(turn, index, call, problem or "", is_error=True)
+            elif planned.risk.level is RiskLevel.LOW:
+                low.append(planned)
+            else:
+                high.append(planned)
+
+        if low:
+            async with asyncio.TaskGroup() as group:
+                for planned in low:
+                    group.create_task(self._execute_low(turn, planned))
+
+        for position, planned in enumerate(high):
+            if rejections.exhausted:
+                for skipped in high[position:]:
+                    self._record(
+                        turn,
+                        skipped.index,
+                        skipped.call,
+                        f"not executed: the run stops after {rejections.limit} consecutive rejections",
+                        is_error=True,
+                    )
+                break
+            await self._execute_high(turn, planned, review_context(planned.tool, planned.risk), rejections)
+
+    def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, str | None]:
+        tool = self._offered.get(call.name)
+        if tool is None:
+            available = ", ".join(self._offered.names()) or "(none)"
+            return None, f"unknown tool {call.name!r}; available tools: {available}"
+        problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
+        if problem is not None:
+            return None, f"{call.name}: {problem}; the call was not executed"
+        return _Planned(index, call, tool, self._executor.assess_risk(call, tool)), None
+
+    async def _execute_low(self, turn: TurnCalls, planned: _Planned) -> None:
+        async with self._semaphore:
+            await self._execute(turn, planned)
+
+    async def _execute_high(
+        self, turn: TurnCalls, planned: _Planned, context: ReviewContext, rejections: RejectionCounter
+    ) -> None:
+        call = planned.call
+        if not self._allow_high_risk:
+            decision = ReviewDecision(
+                approved=False,
+                decided_by="policy",
+                reason="high-risk calls are not allowed in read-only (ask) mode",
+            )
+        else:
+            decision = await self._review(call, context)
+        self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
+        if decision.approved:
+            rejections.count = 0
+            await self._execute(turn, planned)
+            return
+        rejections.count += 1
+        self._record(turn, planned.index, call, _rejection_text(decision), is_error=True, is_rejected=True)
+
+    async def _review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        try:
+            return await self._reviewer.review(call, context)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a broken reviewer fails closed, never open
+            return ReviewDecision(
+                approved=False, decided_by="auto", reason=f"reviewer failed: {type(error).__name__}: {error}"
+            )
+
+    async def _execute(self, turn: TurnCalls, planned: _Planned) -> None:
+        call = planned.call
+        started = self._clock()
+        is_error = True
+        try:
+            async with asyncio.timeout(self._tool_timeout) as deadline:
+                outcome = await self._executor.execute(call)
+            output, is_error = outcome.output, outcome.is_error
+        except TimeoutError:
+            if not deadline.expired():
+                output = "TimeoutError: the tool timed out"
+            else:
+                output = f"{call.name} timed out after {self._tool_timeout:g} s and was cancelled"
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the model sees the failure; the run goes on
+            output = f"{type(error).__name__}: {error}"
+        self._record(turn, planned.index, call, output, is_error=is_error, started=started)
+
+    def _record(
+        self,
+        turn: TurnCalls,
+        index: int,
+        call: ToolCall,
+        output: str,
+        *,
+        is_error: bool,
+        is_rejected: bool = False,
+        started: float | None = None,
+    ) -> None:
+        duration = 0.0 if started is None else self._clock() - started
+        result = ToolResultMessage(
+            tool_use_id=call.native_id,
+            tool_name=call.name,
+            output=output,
+            is_error=is_error,
+            is_rejected=is_rejected,
+            duration=duration,
+        )
+        turn.results[index] = result
+        self._observer.on_event(result_event(result))
+
+
+def result_event(result: ToolResultMessage) -> ToolResultEvent:
+    """The run event announcing ``result``."""
+    return ToolResultEvent(
+        call_id=result.tool_use_id,
+        name=result.tool_name,
+        is_error=result.is_error,
+        is_rejected=result.is_rejected,
+        output=result.output,
+        duration_ms=round(result.duration * 1000, 3),
+    )
+
+
+def _rejection_text(decision: ReviewDecision) -> str:
+    lines = [f"Rejected by review ({decision.decided_by}): {decision.reason or 'no reason given'}"]
+    for vote in decision.votes:
+        if vote.verdict != "approve":
+            lines.append(f"- {vote.reviewer} ({vote.verdict}): {vote.reason or 'no reason given'}")
+    lines.append("The call was not executed. Consider a safer way to reach the goal.")
+    return "\n".join(lines)

@@ -1,0 +1,291 @@
+"""RunAgent: drive one task through the multi-turn native tool-use loop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.execution import RunRequest, RunResult
+from quorum.application.ports.llm import LlmGateway, LlmSession
+from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.ports.tool_executor import ToolExecutor
+from quorum.application.ports.tool_schema import ToolSchemaPort
+from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls, result_event
+from quorum.domain.errors import ProviderError, RunFailure
+from quorum.domain.events import RunFinished, RunStarted, RunStopReason, TextDelta, TurnFinished, TurnStarted
+from quorum.domain.responses import LlmResponse, Usage
+from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
+from quorum.domain.tools import RiskAssessment, ToolDefinition, ToolResultMessage, ToolSpec
+
+TURN_LIMIT_NOTE = (
+    "The tool turn limit of this run has been reached, so the calls above were not executed. "
+    "Do not call tools. Give your best final answer from what you know so far."
+)
+
+
+@dataclass
+class _RunState:
+    run_id: str
+    task: str
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    last_text: str = ""
+    pending: TurnCalls | None = None
+
+
+class _Stop(Exception):
+    """Internal: ends the loop with a stop reason."""
+
+    def __init__(self, reason: RunStopReason, detail: str | None = None) -> None:
+        self.reason = reason
+        self.detail = detail
+
+
+class RunAgent:
+    """Runs a task: send with tools → execute the calls → send the results → repeat.
+
+    The loop rules (turns, risk-aware scheduling, review, limits, timeouts, cancellation) are
+    documented in README.md and each is pinned by a unit test. ``execute`` never raises for what
+    happens during the run: failures end it with a stop reason, and every event reaches the
+    observer, ``run_finished`` last. Caller cancellation is the exception: after emitting
+    ``run_finished`` (``cancelled``) the ``CancelledError`` propagates, as asyncio requires.
+    """
+
+    def __init__(
+        self,
+        *,
+        gateway: LlmGateway,
+        executor: ToolExecutor,
+        schema: ToolSchemaPort,
+        reviewer: ActionReviewer,
+        observer: RunObserver,
+        clock: Callable[[], float] = time.perf_counter,
+        new_run_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
+    ) -> None:
+        self._gateway = gateway
+        self._executor = executor
+        self._schema = schema
+        self._reviewer = reviewer
+        self._observer = observer
+        self._clock = clock
+        self._new_run_id = new_run_id
+        self._validator = ArgumentValidator()
+
+    async def execute(self, request: RunRequest) -> RunResult:
+        """Run ``request`` to its end and return how it ended.
+
+        Raises:
+            UsageError: before the run starts (unknown provider, bad model id, missing key).
+            asyncio.CancelledError: when the caller cancels, after ``run_finished``.
+        """
+        session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
+        state = _RunState(run_id=request.run_id or self._new_run_id(), task=request.task)
+        self._observer.on_event(RunStarted(run_id=state.run_id, model=request.model_id, task=request.task))
+        params = request.params
+        try:
+            async with asyncio.timeout(params.timeout_seconds) as deadline:
+                reason, detail = await self._loop(request, session, state)
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            self._close_pending(
+                session, state, f"cancelled: the run timed out after {params.timeout_seconds:g} s"
+            )
+            reason, detail = RunStopReason.TIMEOUT, f"the run timed out after {params.timeout_seconds:g} s"
+        except asyncio.CancelledError:
+            self._close_pending(session, state, "cancelled: the run was cancelled")
+            self._finish(state, RunStopReason.CANCELLED, "the run was cancelled")
+            raise
+        except RunFailure as failure:
+            self._close_pending(session, state, f"not executed: {failure}")
+            reason, detail = RunStopReason.ERROR, str(failure)
+        return self._finish(state, reason, detail)
+
+    async def _loop(
+        self, request: RunRequest, session: LlmSession, state: _RunState
+    ) -> tuple[RunStopReason, str | None]:
+        params = request.params
+        available = await self._executor.list_tools()
+        offered = ToolSpec(available.low_risk_tools()) if params.tools == "low_risk_only" else available
+        schemas = {tool.name: self._schema.tool_to_schema(tool) for tool in offered}
+        wire_tools = list(schemas.values())
+        batch = ToolBatch(
+            executor=self._executor,
+            reviewer=self._reviewer,
+            observer=self._observer,
+            validator=self._validator,
+            offered=offered,
+            schemas=schemas,
+            max_parallel=params.max_parallel_tools,
+            tool_timeout=params.tool_timeout_seconds,
+            allow_high_risk=params.tools == "all",
+            clock=self._clock,
+        )
+        rejections = RejectionCounter(limit=params.max_rejections)
+
+        def first_request(stream: bool) -> Any:
+            if stream:
+                return session.stream_with_tools(request.task, wire_tools)
+            return session.send_with_tools(request.task, wire_tools)
+
+        next_request: Callable[[bool], Any] = first_request
+        while True:
+            state.turns += 1
+            turn = state.turns
+            self._observer.on_event(TurnStarted(turn=turn))
+            response = await self._ask(next_request, params.stream, state)
+            calls = response.tool_calls()
+            stop = self._stop_after_response(request, state, response)
+            if stop is not None:
+                if calls:
+                    self._answer_unexecuted(session, state, TurnCalls(calls), f"not executed: {stop[1]}")
+                self._observer.on_event(TurnFinished(turn=turn))
+                return stop
+            if not calls:
+                self._observer.on_event(TurnFinished(turn=turn))
+                return RunStopReason.END_TURN, None
+
+            pending = TurnCalls(calls)
+            state.pending = pending
+            if turn > params.max_tool_turns:
+                return await self._turn_limit(request, session, state, pending)
+
+            def context(
+                tool: ToolDefinition, risk: RiskAssessment, text: str = response.text_content()
+            ) -> ReviewContext:
+                return ReviewContext(
+                    run_id=state.run_id,
+                    task=request.task,
+                    tool=tool,
+                    risk=risk.level,
+                    risk_reason=risk.reason,
+                    assistant_text=text,
+                )
+
+            await batch.run(pending, review_context=context, rejections=rejections)
+            results = pending.ordered()
+            self._observer.on_event(TurnFinished(turn=turn))
+            if rejections.exhausted:
+                state.pending = None
+                session.record_tool_results(results)
+                return (
+                    RunStopReason.REJECTED,
+                    f"{rejections.limit} consecutive tool calls were rejected by review",
+                )
+
+            def send_results(stream: bool, results: list[ToolResultMessage] = results) -> Any:
+                state.pending = None  # the session owns the results from here on
+                if stream:
+                    return session.stream_tool_results(results, wire_tools)
+                return session.send_tool_results(results, wire_tools)
+
+            next_request = send_results
+
+    async def _turn_limit(
+        self, request: RunRequest, session: LlmSession, state: _RunState, pending: TurnCalls
+    ) -> tuple[RunStopReason, str | None]:
+        params = request.params
+        detail = f"the tool turn limit ({params.max_tool_turns}) was reached"
+        note = f"not executed: {detail}"
+        if params.on_turn_limit == "stop":
+            self._answer_unexecuted(session, state, pending, note)
+            self._observer.on_event(TurnFinished(turn=state.turns))
+            return RunStopReason.MAX_TURNS, detail
+        for index in pending.missing():
+            call = pending.calls[index]
+            result = ToolResultMessage(
+                tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True
+            )
+            pending.results[index] = result
+            self._observer.on_event(result_event(result))
+        results = pending.ordered()
+
+        def summarize(stream: bool) -> Any:
+            state.pending = None
+            if stream:
+                return session.stream_tool_results(results, None, note=TURN_LIMIT_NOTE)
+            return session.send_tool_results(results, None, note=TURN_LIMIT_NOTE)
+
+        response = await self._ask(summarize, params.stream, state)
+        leftover = response.tool_calls()
+        if leftover:  # the model ignored the instruction; keep the history valid all the same
+            self._answer_unexecuted(session, state, TurnCalls(leftover), note)
+        self._observer.on_event(TurnFinished(turn=state.turns))
+        return RunStopReason.MAX_TURNS, detail
+
+    def _stop_after_response(
+        self, request: RunRequest, state: _RunState, response: LlmResponse
+    ) -> tuple[RunStopReason, str] | None:
+        budget = request.params.max_total_tokens
+        if budget is not None and state.usage.total_tokens > budget:
+            return (
+                RunStopReason.MAX_TOKENS,
+                f"the token budget of {budget} was exceeded ({state.usage.total_tokens} used)",
+            )
+        if response.stop_reason.kind == "max_tokens":
+            return RunStopReason.MAX_TOKENS, "the model stopped at its output token limit"
+        return None
+
+    async def _ask(self, make_request: Callable[[bool], Any], stream: bool, state: _RunState) -> LlmResponse:
+        if stream:
+            response = await self._consume(make_request(True))
+        else:
+            response = await make_request(False)
+            if response.text_content():
+                self._observer.on_event(TextDelta(text=response.text_content()))
+        state.usage = state.usage + response.usage
+        if text := response.text_content():
+            state.last_text = text
+        return response
+
+    async def _consume(self, events: AsyncIterator[StreamEvent]) -> LlmResponse:
+        completed: LlmResponse | None = None
+        async for event in events:
+            if isinstance(event, StreamTextDelta):
+                if event.text:
+                    self._observer.on_event(TextDelta(text=event.text))
+            elif isinstance(event, StreamCompleted):
+                completed = event.response
+            elif isinstance(event, StreamError):
+                raise ProviderError(event.message, provider="stream")
+        if completed is None:
+            raise ProviderError("the response stream ended without a complete response", provider="stream")
+        return completed
+
+    def _answer_unexecuted(self, session: LlmSession, state: _RunState, turn: TurnCalls, note: str) -> None:
+        state.pending = turn
+        self._close_pending(session, state, note)
+
+    def _close_pending(self, session: LlmSession, state: _RunState, note: str) -> None:
+        """Give every call of the unfinished turn a result, so the history stays valid."""
+        pending, state.pending = state.pending, None
+        if pending is None:
+            return
+        for index in pending.missing():
+            call = pending.calls[index]
+            result = ToolResultMessage(
+                tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True
+            )
+            pending.results[index] = result
+            self._observer.on_event(result_event(result))
+        session.record_tool_results(pending.ordered())
+
+    def _finish(self, state: _RunState, reason: RunStopReason, detail: str | None) -> RunResult:
+        event = RunFinished(
+            stop_reason=reason, turns=state.turns, output=state.last_text, usage=state.usage, detail=detail
+        )
+        self._observer.on_event(event)
+        return RunResult(
+            run_id=state.run_id,
+            stop_reason=reason,
+            turns=state.turns,
+            output=state.last_text,
+            usage=state.usage,
+            detail=detail,
+        )

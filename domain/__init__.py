@@ -1,0 +1,101 @@
+"""Quorum's domain: pure types and rules, no I/O and no SDKs.
+
+Everything here is an immutable pydantic model or a pure function. The application layer builds the
+agent loop out of these words; adapters translate provider wire formats into and out of them.
+"""
+
+from quorum.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    QuorumError,
+    RunFailure,
+    ToolSourceError,
+    UsageError,
+)
+from quorum.domain.events import (
+    ReviewEvent,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    RunStopReason,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnFinished,
+    TurnStarted,
+    VoteRecord,
+)
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.model_id import ModelId
+from quorum.domain.responses import (
+    ContentBlock,
+    LlmResponse,
+    StopReason,
+    TextBlock,
+    ToolUseBlock,
+    Usage,
+)
+from quorum.domain.review import QuorumRule, ReviewDecision, Verdict, Vote
+from quorum.domain.streaming import (
+    StreamCompleted,
+    StreamError,
+    StreamEvent,
+    StreamTextDelta,
+    StreamToolCallDelta,
+)
+from quorum.domain.tools import (
+    ParamType,
+    RiskAssessment,
+    RiskLevel,
+    ToolCall,
+    ToolDefinition,
+    ToolParameter,
+    ToolResultMessage,
+    ToolSpec,
+)
+
+__all__ = [
+    "ConfigurationError",
+    "ContentBlock",
+    "LlmResponse",
+    "Message",
+    "ModelId",
+    "ParamType",
+    "ProviderError",
+    "QuorumError",
+    "QuorumRule",
+    "ReviewDecision",
+    "ReviewEvent",
+    "RiskAssessment",
+    "RiskLevel",
+    "RunEvent",
+    "RunFailure",
+    "RunFinished",
+    "RunStarted",
+    "RunStopReason",
+    "StopReason",
+    "StreamCompleted",
+    "StreamError",
+    "StreamEvent",
+    "StreamTextDelta",
+    "StreamToolCallDelta",
+    "TextBlock",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallEvent",
+    "ToolDefinition",
+    "ToolParameter",
+    "ToolResultBlock",
+    "ToolResultEvent",
+    "ToolResultMessage",
+    "ToolSourceError",
+    "ToolSpec",
+    "ToolUseBlock",
+    "TurnFinished",
+    "TurnStarted",
+    "Usage",
+    "UsageError",
+    "Verdict",
+    "Vote",
+    "VoteRecord",
+]

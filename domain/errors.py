@@ -1,0 +1,84 @@
+"""The one error tree of Quorum.
+
+Three families are kept apart because callers handle them differently::
+
+    QuorumError
+    ├── UsageError                  the user asked for something impossible (exit code 2)
+    │   └── ConfigurationError      quorum.toml / environment / plugin wiring is wrong
+    ├── RunFailure                  the run could not go on (exit code 1)
+    │   ├── ProviderError           an LLM provider failed after retries (keeps status_code)
+    │   └── ToolSourceError         a tool source (MCP server, plugin) failed as a whole
+    └── ToolFeedback                a signal fed back to the model as an error tool result;
+        ├── UnknownToolError        the model named a tool that does not exist
+        ├── InvalidArgumentsError   arguments were not JSON or broke the tool's schema
+        └── ToolRefusedError        a tool declined to act (path escape, bad input, …)
+
+Only the CLI maps these to messages and exit codes; adapters translate foreign exceptions into them.
+"""
+
+from __future__ import annotations
+
+
+class QuorumError(Exception):
+    """Base of every error Quorum raises on purpose."""
+
+
+class UsageError(QuorumError):
+    """The user asked for something that cannot be done as asked (bad flag, unknown model)."""
+
+
+class ConfigurationError(UsageError):
+    """Configuration is invalid; ``source`` names the file or layer and ``key`` the key path."""
+
+    def __init__(self, message: str, *, source: str | None = None, key: str | None = None) -> None:
+        self.source = source
+        self.key = key
+        prefix = ": ".join(part for part in (source, key) if part)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class RunFailure(QuorumError):
+    """The run could not go on through no fault of the model (transport, provider, tool source)."""
+
+
+class ProviderError(RunFailure):
+    """An LLM provider failed; the facts (provider, model, HTTP status) are kept for the message."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str,
+        model: str | None = None,
+        status_code: int | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.status_code = status_code
+        self.base_url = base_url
+        super().__init__(message)
+
+
+class ToolSourceError(RunFailure):
+    """A whole tool source (an MCP server, a plugin) is unavailable."""
+
+    def __init__(self, message: str, *, source: str) -> None:
+        self.source = source
+        super().__init__(message)
+
+
+class ToolFeedback(QuorumError):
+    """A problem with one tool call that the model should see and can correct."""
+
+
+class UnknownToolError(ToolFeedback):
+    """The model called a tool name that is not available."""
+
+
+class InvalidArgumentsError(ToolFeedback):
+    """The call's arguments were not valid JSON or did not match the tool's schema."""
+
+
+class ToolRefusedError(ToolFeedback):
+    """A tool refused the call (path outside the workspace, ambiguous edit, …)."""

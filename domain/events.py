@@ -1,0 +1,129 @@
+"""Run events: what UIs, logs and ``--json`` output consume, in the order a run emits them.
+
+Each event's JSON form (``event.model_dump(mode="json")``) is the public ``--json`` contract: a
+``type`` discriminator plus the fields below. Only ever add fields.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from quorum.domain.responses import Usage
+from quorum.domain.review import ReviewDecision, Verdict
+from quorum.domain.tools import RiskLevel
+
+
+class RunStopReason(StrEnum):
+    """Why a run ended."""
+
+    END_TURN = "end_turn"
+    MAX_TURNS = "max_turns"
+    TIMEOUT = "timeout"
+    MAX_TOKENS = "max_tokens"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+    ERROR = "error"
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    run_id: str
+    model: str
+    task: str
+
+
+class TurnStarted(_Event):
+    type: Literal["turn_started"] = "turn_started"
+    turn: int
+
+
+class TextDelta(_Event):
+    """Model text as it arrives (a whole response's text when not streaming)."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolCallEvent(_Event):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    risk: RiskLevel
+
+
+class VoteRecord(_Event):
+    reviewer: str
+    verdict: Verdict
+    reason: str
+
+
+class ReviewEvent(_Event):
+    type: Literal["review"] = "review"
+    call_id: str
+    name: str
+    approved: bool
+    decided_by: str
+    votes: list[VoteRecord]
+    reason: str
+    rule: str | None = None
+
+    @classmethod
+    def of(cls, call_id: str, name: str, decision: ReviewDecision) -> ReviewEvent:
+        return cls(
+            call_id=call_id,
+            name=name,
+            approved=decision.approved,
+            decided_by=decision.decided_by,
+            votes=[
+                VoteRecord(reviewer=v.reviewer, verdict=v.verdict, reason=v.reason) for v in decision.votes
+            ],
+            reason=decision.reason,
+            rule=decision.rule,
+        )
+
+
+class ToolResultEvent(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    is_error: bool
+    is_rejected: bool
+    output: str
+    duration_ms: float
+
+
+class TurnFinished(_Event):
+    type: Literal["turn_finished"] = "turn_finished"
+    turn: int
+
+
+class RunFinished(_Event):
+    """The last event of every run. ``detail`` explains stops other than end_turn."""
+
+    type: Literal["run_finished"] = "run_finished"
+    stop_reason: RunStopReason
+    turns: int
+    output: str
+    usage: Usage
+    detail: str | None = None
+
+
+RunEvent = Annotated[
+    RunStarted
+    | TurnStarted
+    | TextDelta
+    | ToolCallEvent
+    | ReviewEvent
+    | ToolResultEvent
+    | TurnFinished
+    | RunFinished,
+    Field(discriminator="type"),
+]

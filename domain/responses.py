@@ -1,0 +1,121 @@
+"""What a model returns for one request: content blocks, a stop reason and token usage."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from quorum.domain.tools import ToolCall
+
+
+class TextBlock(BaseModel):
+    """Text the model wrote."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ToolUseBlock(BaseModel):
+    """A tool call as it appears in the model's content (``id`` is the provider's call id)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    input_error: str | None = None
+    raw_input: str | None = None
+
+    def to_call(self) -> ToolCall:
+        """The block as a ToolCall, keeping the parse error of malformed arguments."""
+        return ToolCall(
+            native_id=self.id,
+            name=self.name,
+            arguments=self.input,
+            arguments_error=self.input_error,
+            raw_arguments=self.raw_input,
+        )
+
+
+ContentBlock = Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
+
+
+class StopReason(BaseModel):
+    """Why the model stopped: end_turn, tool_use, max_tokens, or other (with the provider's word)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["end_turn", "tool_use", "max_tokens", "other"]
+    raw: str | None = None
+
+    @classmethod
+    def end_turn(cls) -> StopReason:
+        return _END_TURN
+
+    @classmethod
+    def tool_use(cls) -> StopReason:
+        return _TOOL_USE
+
+    @classmethod
+    def max_tokens(cls) -> StopReason:
+        return _MAX_TOKENS
+
+    @classmethod
+    def other(cls, raw: str) -> StopReason:
+        return cls(kind="other", raw=raw)
+
+
+_END_TURN = StopReason(kind="end_turn")
+_TOOL_USE = StopReason(kind="tool_use")
+_MAX_TOKENS = StopReason(kind="max_tokens")
+
+
+class Usage(BaseModel):
+    """Token counts; ``a + b`` sums them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+
+class LlmResponse(BaseModel):
+    """One complete model response, provider-neutral."""
+
+    model_config = ConfigDict(frozen=True)
+
+    content: tuple[ContentBlock, ...] = ()
+    stop_reason: StopReason = _END_TURN
+    model: str | None = None
+    usage: Usage = Usage()
+
+    @classmethod
+    def from_text(cls, text: str, **kwargs: Any) -> LlmResponse:
+        """A text-only response."""
+        return cls(content=(TextBlock(text=text),), **kwargs)
+
+    def text_content(self) -> str:
+        """The text blocks joined, in order."""
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool_use blocks as calls, in the order the model emitted them."""
+        return [b.to_call() for b in self.content if isinstance(b, ToolUseBlock)]
+
+    def has_tool_calls(self) -> bool:
+        """Whether the model asked for at least one tool call."""
+        return any(isinstance(b, ToolUseBlock) for b in self.content)

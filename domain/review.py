@@ -1,0 +1,119 @@
+"""Review vocabulary: votes, the quorum rule that counts them, and the decision on a call."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from quorum.domain.errors import ConfigurationError
+
+
+class Verdict(StrEnum):
+    """A reviewer's answer. ``error`` means it gave none (timeout, provider error, no verdict)."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    ERROR = "error"
+
+
+class Vote(BaseModel):
+    """One reviewer's vote on one call; ``latency`` in seconds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reviewer: str
+    verdict: Verdict
+    reason: str = ""
+    latency: float = 0.0
+
+
+_RULE = re.compile(r"^(majority|unanimous|at_least:(\d+)|percentage:(\d+(?:\.\d+)?))$")
+
+
+class QuorumRule(BaseModel):
+    """How cast votes (approve or reject; error votes are not cast) become a decision.
+
+    - ``majority``: more than half of the cast votes approve.
+    - ``unanimous``: every cast vote approves.
+    - ``at_least:N``: at least N approvals.
+    - ``percentage:P``: approvals are at least P % of the cast votes.
+
+    Whatever the rule, fewer than ``min_votes`` cast votes (default: a majority of the panel) reject.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["majority", "unanimous", "at_least", "percentage"]
+    value: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> QuorumRule:
+        """Parse ``majority``, ``unanimous``, ``at_least:N`` or ``percentage:P``.
+
+        Raises:
+            ConfigurationError: for anything else, or N < 1, or P outside (0, 100].
+        """
+        m = _RULE.match(text.strip())
+        if not m:
+            raise ConfigurationError(
+                f"expected majority, unanimous, at_least:N or percentage:P, got {text!r}"
+            )
+        if m.group(2) is not None:
+            n = int(m.group(2))
+            if n < 1:
+                raise ConfigurationError(f"at_least:N needs N ≥ 1, got {n}")
+            return cls(kind="at_least", value=n)
+        if m.group(3) is not None:
+            p = float(m.group(3))
+            if not 0 < p <= 100:
+                raise ConfigurationError(f"percentage:P needs 0 < P ≤ 100, got {p:g}")
+            return cls(kind="percentage", value=p)
+        return cls(kind=m.group(1))  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        if self.kind == "at_least":
+            return f"at_least:{int(self.value or 0)}"
+        if self.kind == "percentage":
+            return f"percentage:{self.value:g}"
+        return self.kind
+
+    def evaluate(self, votes: Sequence[Vote], *, min_votes: int | None = None) -> tuple[bool, str]:
+        """Decide over ``votes``; returns (approved, a one-line reason). Pure.
+
+        ``min_votes`` defaults to a majority of the panel (``len(votes) // 2 + 1``).
+        """
+        panel = len(votes)
+        approvals = sum(v.verdict is Verdict.APPROVE for v in votes)
+        cast = approvals + sum(v.verdict is Verdict.REJECT for v in votes)
+        needed_cast = (panel // 2 + 1) if min_votes is None else min_votes
+        if cast == 0 or cast < needed_cast:
+            return False, f"not enough reviewers answered ({cast} of {panel} cast, {needed_cast} needed)"
+        if self.kind == "majority":
+            ok = approvals * 2 > cast
+        elif self.kind == "unanimous":
+            ok = approvals == cast
+        elif self.kind == "at_least":
+            ok = approvals >= int(self.value or 0)
+        else:
+            ok = approvals * 100 >= (self.value or 0) * cast
+        word = "APPROVED" if ok else "REJECTED"
+        return ok, f"{word} {approvals}/{cast} {self}"
+
+
+DecidedBy = Literal["policy", "quorum", "human", "auto"]
+
+
+class ReviewDecision(BaseModel):
+    """The outcome of reviewing one high-risk call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    approved: bool
+    decided_by: DecidedBy
+    votes: tuple[Vote, ...] = ()
+    rule: str | None = None
+    reason: str = ""

@@ -1,0 +1,149 @@
+"""Tools as the model sees them, the calls it makes and the results it gets back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from quorum.domain.errors import UsageError
+
+
+class RiskLevel(StrEnum):
+    """How dangerous a call is: low-risk calls run in parallel unreviewed, high-risk ones are reviewed."""
+
+    LOW = "low"
+    HIGH = "high"
+
+
+class RiskAssessment(BaseModel):
+    """The risk of one particular call, and why (shown to reviewers)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: RiskLevel
+    reason: str = ""
+
+
+ParamType = Literal["string", "path", "number", "integer", "boolean", "array", "object"]
+
+
+class ToolParameter(BaseModel):
+    """One named parameter of a tool. ``path`` is a string the tool resolves inside the workspace."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str = ""
+    param_type: ParamType = "string"
+    required: bool = True
+    enum: tuple[Any, ...] | None = None
+    default: Any = None
+
+
+class ToolDefinition(BaseModel):
+    """A tool offered to the model.
+
+    Either ``parameters`` describe the input, or ``input_schema`` carries a JSON Schema the tool
+    brings itself (MCP tools do); never both. ``risk`` is the default risk of a call to it; a tool
+    source may still decide per call (``run_command`` does).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    description: str = ""
+    risk: RiskLevel = RiskLevel.HIGH
+    parameters: tuple[ToolParameter, ...] = ()
+    input_schema: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> ToolDefinition:
+        if self.parameters and self.input_schema is not None:
+            raise ValueError("a tool has either parameters or an input_schema, not both")
+        return self
+
+
+class ToolSpec:
+    """An ordered, name-unique collection of tool definitions.
+
+    Raises:
+        UsageError: when two definitions share a name.
+    """
+
+    __slots__ = ("_tools",)
+
+    def __init__(self, tools: Iterable[ToolDefinition] = ()) -> None:
+        self._tools: dict[str, ToolDefinition] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise UsageError(f"duplicate tool name {tool.name!r}")
+            self._tools[tool.name] = tool
+
+    def all(self) -> list[ToolDefinition]:
+        """Every tool, in registration order."""
+        return list(self._tools.values())
+
+    def low_risk_tools(self) -> list[ToolDefinition]:
+        """Tools whose default risk is low (what the read-only ``ask`` mode offers)."""
+        return [t for t in self._tools.values() if t.risk is RiskLevel.LOW]
+
+    def high_risk_tools(self) -> list[ToolDefinition]:
+        """Tools whose default risk is high."""
+        return [t for t in self._tools.values() if t.risk is RiskLevel.HIGH]
+
+    def get(self, name: str) -> ToolDefinition | None:
+        """The tool called ``name``, or None."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Tool names in registration order."""
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[ToolDefinition]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __repr__(self) -> str:
+        return f"ToolSpec({self.names()!r})"
+
+
+class ToolCall(BaseModel):
+    """A call the model asked for.
+
+    ``native_id`` is the id the provider gave the call; results are sent back under it.
+    ``arguments_error`` is set (and ``arguments`` empty) when the provider's argument text was not
+    a JSON object; ``raw_arguments`` then keeps that text.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    native_id: str
+    name: str
+    arguments: Mapping[str, Any] = Field(default_factory=dict)
+    arguments_error: str | None = None
+    raw_arguments: str | None = None
+
+
+class ToolResultMessage(BaseModel):
+    """The result of one call, sent back to the model under ``tool_use_id``.
+
+    ``is_error`` marks failures (the model sees them as errors); ``is_rejected`` additionally marks
+    calls a review refused, so the model can choose a safer path. ``duration`` is in seconds.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tool_use_id: str
+    tool_name: str
+    output: str
+    is_error: bool = False
+    is_rejected: bool = False
+    duration: float = 0.0

@@ -1,0 +1,241 @@
+"""Small working fakes of the application ports, for unit tests of the core."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quorum.application.ports.reviewer import ReviewContext
+from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.review import ReviewDecision, Verdict, Vote
+from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.tools import (
+    RiskAssessment,
+    RiskLevel,
+    ToolCall,
+    ToolDefinition,
+    ToolParameter,
+    ToolResultMessage,
+    ToolSpec,
+)
+
+
+def text(t: str, *, usage: Usage | None = None, stop: StopReason | None = None) -> LlmResponse:
+    return LlmResponse(
+        content=(TextBlock(text=t),), stop_reason=stop or StopReason.end_turn(), usage=usage or Usage()
+    )
+
+
+def calls(
+    *specs: tuple[str, dict[str, Any]] | ToolUseBlock, say: str = "", usage: Usage | None = None
+) -> LlmResponse:
+    """A response asking for tool calls; ids are c1, c2, … unless a ToolUseBlock is given."""
+    blocks: list[Any] = [TextBlock(text=say)] if say else []
+    for i, spec in enumerate(specs, 1):
+        blocks.append(
+            spec if isinstance(spec, ToolUseBlock) else ToolUseBlock(id=f"c{i}", name=spec[0], input=spec[1])
+        )
+    return LlmResponse(content=tuple(blocks), stop_reason=StopReason.tool_use(), usage=usage or Usage())
+
+
+class ScriptExhausted(AssertionError):
+    pass
+
+
+@dataclass
+class ScriptedSession:
+    """Replays responses in order and records what it was sent, like a real session's history."""
+
+    script: list[LlmResponse | Callable[[], Awaitable[LlmResponse]]]
+    model: str = "scripted"
+    sent: list[tuple[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
+
+    async def _next(self) -> LlmResponse:
+        if not self.script:
+            raise ScriptExhausted("the scripted session ran out of responses")
+        item = self.script.pop(0)
+        response = item if isinstance(item, LlmResponse) else await item()
+        self.messages.append(Message(role="assistant", content=response.content))
+        return response
+
+    async def send(self, content: str) -> LlmResponse:
+        self.sent.append(("send", content))
+        self.messages.append(Message(role="user", content=(TextBlock(text=content),)))
+        return await self._next()
+
+    async def send_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> LlmResponse:
+        self.sent.append(("send_with_tools", (content, list(tools))))
+        self.messages.append(Message(role="user", content=(TextBlock(text=content),)))
+        return await self._next()
+
+    async def send_tool_results(
+        self,
+        results: Sequence[ToolResultMessage],
+        tools: Sequence[dict[str, Any]] | None,
+        *,
+        note: str | None = None,
+    ) -> LlmResponse:
+        self.sent.append(("send_tool_results", (list(results), tools, note)))
+        self.record_tool_results(results, note=note)
+        return await self._next()
+
+    def record_tool_results(self, results: Sequence[ToolResultMessage], *, note: str | None = None) -> None:
+        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
+        if note:
+            blocks.append(TextBlock(text=note))
+        self.messages.append(Message(role="user", content=tuple(blocks)))
+
+    async def _stream(self, response: Awaitable[LlmResponse]) -> AsyncIterator[StreamEvent]:
+        done = await response
+        for block_index, block in enumerate(done.content):
+            if isinstance(block, TextBlock):
+                for i in range(0, len(block.text), 3):
+                    yield StreamTextDelta(text=block.text[i : i + 3])
+            else:
+                yield StreamToolCallDelta(index=block_index, id=block.id, name=block.name)
+        yield StreamCompleted(response=done)
+
+    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
+        return self._stream(self.send(content))
+
+    def stream_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> AsyncIterator[StreamEvent]:
+        return self._stream(self.send_with_tools(content, tools))
+
+    def stream_tool_results(
+        self,
+        results: Sequence[ToolResultMessage],
+        tools: Sequence[dict[str, Any]] | None,
+        *,
+        note: str | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        return self._stream(self.send_tool_results(results, tools, note=note))
+
+    def history(self) -> list[Message]:
+        return list(self.messages)
+
+
+@dataclass
+class FakeGateway:
+    session_obj: ScriptedSession
+    opened: list[tuple[str, str | None]] = field(default_factory=list)
+
+    def session(
+        self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
+    ) -> Any:
+        self.opened.append((model_id, system_prompt))
+        self.session_obj.messages[:0] = list(history)
+        return self.session_obj
+
+
+ToolFn = Callable[[dict[str, Any]], Awaitable[str | ToolOutcome]]
+
+
+@dataclass
+class FakeTools:
+    """A tool executor over async functions; records executions and the peak concurrency."""
+
+    tools: dict[str, tuple[ToolDefinition, ToolFn]] = field(default_factory=dict)
+    executed: list[str] = field(default_factory=list)
+    running: int = 0
+    peak: int = 0
+    risk_overrides: dict[str, RiskLevel] = field(default_factory=dict)
+
+    def add(
+        self, name: str, fn: ToolFn, *, risk: RiskLevel = RiskLevel.LOW, params: Sequence[ToolParameter] = ()
+    ) -> None:
+        self.tools[name] = (
+            ToolDefinition(name=name, description=f"{name} tool", risk=risk, parameters=tuple(params)),
+            fn,
+        )
+
+    async def list_tools(self) -> ToolSpec:
+        return ToolSpec(d for d, _ in self.tools.values())
+
+    def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
+        level = self.risk_overrides.get(call.native_id, tool.risk)
+        return RiskAssessment(level=level, reason=f"{tool.name} is {level.value}-risk")
+
+    async def execute(self, call: ToolCall) -> ToolOutcome:
+        self.running += 1
+        self.peak = max(self.peak, self.running)
+        self.executed.append(call.native_id)
+        try:
+            out = await self.tools[call.name][1](dict(call.arguments))
+        finally:
+            self.running -= 1
+        return out if isinstance(out, ToolOutcome) else ToolOutcome(output=out)
+
+
+class JsonSchema:
+    """Minimal ToolSchemaPort for unit tests: parameters → JSON Schema."""
+
+    def tool_to_schema(self, tool: ToolDefinition) -> dict[str, Any]:
+        if tool.input_schema is not None:
+            schema = tool.input_schema
+        else:
+            types = {"path": "string"}
+            schema = {
+                "type": "object",
+                "properties": {
+                    p.name: {"type": types.get(p.param_type, p.param_type)} for p in tool.parameters
+                },
+                "required": [p.name for p in tool.parameters if p.required],
+            }
+        return {"name": tool.name, "description": tool.description, "input_schema": schema}
+
+    def all_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
+        return [self.tool_to_schema(t) for t in spec.all()]
+
+    def low_risk_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
+        return [self.tool_to_schema(t) for t in spec.low_risk_tools()]
+
+
+@dataclass
+class ScriptedReviewer:
+    """Approves or rejects by call id (default: approve); records what it reviewed and when."""
+
+    verdicts: dict[str, bool] = field(default_factory=dict)
+    default: bool = True
+    reviewed: list[str] = field(default_factory=list)
+    contexts: list[ReviewContext] = field(default_factory=list)
+    tools: FakeTools | None = None
+    running_at_review: list[int] = field(default_factory=list)
+
+    async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        self.reviewed.append(call.native_id)
+        self.contexts.append(context)
+        if self.tools is not None:
+            self.running_at_review.append(self.tools.running)
+        ok = self.verdicts.get(call.native_id, self.default)
+        vote = Vote(
+            reviewer="fake",
+            verdict=Verdict.APPROVE if ok else Verdict.REJECT,
+            reason="looks " + ("fine" if ok else "dangerous"),
+        )
+        return ReviewDecision(
+            approved=ok, decided_by="quorum", votes=(vote,), rule="majority", reason=vote.reason
+        )
+
+
+@dataclass
+class RecordingObserver:
+    events: list[Any] = field(default_factory=list)
+
+    def on_event(self, event: Any) -> None:
+        self.events.append(event)
+
+    def types(self) -> list[str]:
+        return [e.type for e in self.events]
+
+    def of(self, kind: str) -> list[Any]:
+        return [e for e in self.events if e.type == kind]
+
+
+async def wait_forever(_: dict[str, Any]) -> str:
+    await asyncio.Event().wait()
+    return "never"
