@@ -1,0 +1,37 @@
+"""The whole quorum.toml schema, assembled from each feature's section model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from quorum.infrastructure.config.sections import AgentSettings, PluginsSettings, Section
+from quorum.infrastructure.mcp.settings import McpSettings
+from quorum.infrastructure.review.settings import ReviewSettings
+from quorum.infrastructure.storage.settings import StorageSettings
+from quorum.infrastructure.tools.settings import ToolsSettings
+
+
+class Settings(Section):
+    """The effective configuration.
+
+    ``providers`` holds each ``[providers.NAME]`` section already validated by its provider kind's
+    own model; ``extensions`` holds plugin-declared top-level sections, validated by their models.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    model: str | None = None
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    review: ReviewSettings = Field(default_factory=ReviewSettings)
+    providers: dict[str, Any] = Field(default_factory=dict)
+    tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+    plugins: PluginsSettings = Field(default_factory=PluginsSettings)
+    extensions: dict[str, Any] = Field(default_factory=dict)
+
+
+CORE_KEYS = frozenset(name for name in Settings.model_fields if name != "extensions")
+"""Top-level keys Quorum owns; plugins may declare any other."""

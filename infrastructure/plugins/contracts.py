@@ -1,0 +1,123 @@
+"""What plugin factories receive and must return: contexts and the adapter-side protocols."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from quorum.application.ports.llm import LlmGateway, LlmSession
+from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.messages import Message
+from quorum.domain.tools import RiskAssessment, ToolCall, ToolDefinition
+
+
+@dataclass(frozen=True)
+class ProviderContext:
+    """Given to a provider factory for one ``[providers.NAME]`` instance.
+
+    Attributes:
+        name: the instance name (the part before ``:`` in a model id).
+        kind: the provider kind (``type`` in its section; defaults to the name).
+        settings: the section validated by the kind's settings model (None if it declared none).
+        env: the process environment as the container saw it; adapters read keys from here, never
+            from ``os.environ``.
+    """
+
+    name: str
+    kind: str
+    settings: BaseModel | None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ProviderGateway(Protocol):
+    """One configured provider instance; opens sessions on its models.
+
+    Creating the gateway must be cheap; SDK imports and clients are made in ``session``.
+    """
+
+    def session(
+        self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
+    ) -> LlmSession:
+        """A session on ``model`` (the part after ``:``). Raises UsageError/ConfigurationError."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolSourceContext:
+    """Given to a tool-source factory.
+
+    Attributes:
+        workspace: the directory tools act in (``--workspace`` / ``[tools] workspace``).
+        settings: the whole validated configuration (sources read their own section).
+        env: the process environment as the container saw it.
+        cache_dir: a directory the source may keep caches in.
+        gateway: the LLM gateway, for sources that need a model.
+    """
+
+    workspace: Path
+    settings: Any
+    env: Mapping[str, str] = field(default_factory=dict)
+    cache_dir: Path | None = None
+    gateway: LlmGateway | None = None
+
+
+@runtime_checkable
+class ToolSource(Protocol):
+    """A set of tools from one origin (built-ins, one MCP server, a plugin's functions)."""
+
+    name: str
+
+    async def list_tools(self) -> Sequence[ToolDefinition]:
+        """The tools available now. Raises ToolSourceError when the source is down."""
+        ...
+
+    def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
+        """The risk of this call; sources without per-call rules return the tool's default risk."""
+        ...
+
+    async def execute(self, call: ToolCall) -> ToolOutcome:
+        """Run one validated call (see ``ToolExecutor.execute``)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release processes and connections. Idempotent."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReviewerContext:
+    """Given to a reviewer factory.
+
+    Attributes:
+        settings: the whole validated configuration (reviewers read ``[review]``).
+        gateway: opens sessions for reviewer models.
+        interactive: whether a human can be asked (a terminal on stdin, not ``--json``).
+        auto_approve: ``--yes`` was given.
+        prompt: the human-prompt adapter (an object with ``ask``); None when not interactive.
+    """
+
+    settings: Any
+    gateway: LlmGateway | None = None
+    interactive: bool = False
+    auto_approve: bool = False
+    prompt: Any = None
+
+
+@dataclass(frozen=True)
+class StoreContext:
+    """Given to a run-store factory: the validated configuration and the environment."""
+
+    settings: Any
+    env: Mapping[str, str] = field(default_factory=dict)
+    data_dir: Path | None = None
+
+
+def describe(obj: Any) -> str:
+    """The first line of ``obj``'s docstring, for listings."""
+    doc = (getattr(obj, "__doc__", None) or "").strip()
+    return doc.splitlines()[0] if doc else ""

@@ -1,0 +1,211 @@
+"""Registrars handed to registration hooks: they validate, attribute and de-duplicate."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.errors import ConfigurationError
+from quorum.domain.tools import ToolDefinition
+from quorum.infrastructure.plugins.contracts import describe
+
+T = TypeVar("T")
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One thing a plugin registered, for ``quorum plugins list``."""
+
+    kind: str
+    name: str
+    plugin: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """A registered value and who registered it."""
+
+    name: str
+    value: T
+    plugin: str
+    description: str = ""
+    settings: type[BaseModel] | None = None
+
+
+class _Registry(Generic[T]):
+    """Shared mechanics: names checked, duplicates refused, each entry attributed to its plugin."""
+
+    kind = "thing"
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Entry[T]] = {}
+        self.current_plugin = "?"
+
+    def _add(self, name: str, value: T, *, description: str = "", settings: type[BaseModel] | None = None) -> None:
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise ConfigurationError(
+                f"plugin {self.current_plugin!r} registered a {self.kind} with an invalid name {name!r} "
+                "(letters, digits, '_', '-', '.'; starting with a letter)"
+            )
+        if name in self._entries:
+            other = self._entries[name].plugin
+            raise ConfigurationError(
+                f"{self.kind} {name!r} is registered twice: by plugin {other!r} and by plugin {self.current_plugin!r}"
+            )
+        if settings is not None and not (isinstance(settings, type) and issubclass(settings, BaseModel)):
+            raise ConfigurationError(f"{self.kind} {name!r}: settings must be a pydantic model class")
+        self._entries[name] = Entry(name, value, self.current_plugin, description, settings)
+
+    def get(self, name: str) -> Entry[T] | None:
+        """The entry called ``name``, or None."""
+        return self._entries.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    def entries(self) -> list[Entry[T]]:
+        return list(self._entries.values())
+
+    def registrations(self) -> list[Registration]:
+        return [Registration(self.kind, e.name, e.plugin, e.description) for e in self._entries.values()]
+
+
+def _require_callable(kind: str, name: str, factory: Any) -> None:
+    if not callable(factory):
+        raise ConfigurationError(f"{kind} {name!r}: the factory must be callable, got {type(factory).__name__}")
+
+
+class ProviderRegistry(_Registry[Callable[..., Any]]):
+    """``add(kind, factory, settings=Model)``: a provider kind and the model validating its section."""
+
+    kind = "provider"
+
+    def add(
+        self,
+        kind: str,
+        factory: Callable[..., Any],
+        *,
+        settings: type[BaseModel] | None = None,
+        description: str = "",
+    ) -> None:
+        _require_callable("provider", kind, factory)
+        self._add(kind, factory, description=description or describe(factory), settings=settings)
+
+
+ToolFunction = Callable[[dict[str, Any]], "Awaitable[str | ToolOutcome] | str | ToolOutcome"]
+
+
+@dataclass(frozen=True)
+class FunctionTool:
+    """A single tool a plugin registered as a plain function."""
+
+    definition: ToolDefinition
+    function: ToolFunction
+    plugin: str
+
+
+class ToolRegistry(_Registry[Callable[..., Any]]):
+    """``add_source(name, factory)`` for tool sources; ``add_tool(definition, fn)`` for one function."""
+
+    kind = "tool source"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.functions: dict[str, FunctionTool] = {}
+
+    def add_source(self, name: str, factory: Callable[..., Any], *, description: str = "") -> None:
+        _require_callable("tool source", name, factory)
+        self._add(name, factory, description=description or describe(factory))
+
+    def add_tool(self, definition: ToolDefinition, function: ToolFunction) -> None:
+        if not isinstance(definition, ToolDefinition):
+            raise ConfigurationError(f"plugin {self.current_plugin!r}: add_tool needs a ToolDefinition")
+        _require_callable("tool", definition.name, function)
+        if definition.name in self.functions:
+            other = self.functions[definition.name].plugin
+            raise ConfigurationError(
+                f"tool {definition.name!r} is registered twice: by plugin {other!r} "
+                f"and by plugin {self.current_plugin!r}"
+            )
+        self.functions[definition.name] = FunctionTool(definition, function, self.current_plugin)
+
+    def registrations(self) -> list[Registration]:
+        tools = [
+            Registration("tool", f.definition.name, f.plugin, f.definition.description)
+            for f in self.functions.values()
+        ]
+        return super().registrations() + tools
+
+
+class ReviewerRegistry(_Registry[Callable[..., Any]]):
+    """``add(name, factory)``: a reviewer usable in the review pipeline."""
+
+    kind = "reviewer"
+
+    def add(self, name: str, factory: Callable[..., Any], *, description: str = "") -> None:
+        _require_callable("reviewer", name, factory)
+        self._add(name, factory, description=description or describe(factory))
+
+
+class StoreRegistry(_Registry[Callable[..., Any]]):
+    """``add(name, factory)``: a run-log storage backend."""
+
+    kind = "store"
+
+    def add(self, name: str, factory: Callable[..., Any], *, description: str = "") -> None:
+        _require_callable("store", name, factory)
+        self._add(name, factory, description=description or describe(factory))
+
+
+class ConfigSectionRegistry(_Registry[type[BaseModel]]):
+    """``add(key, model)``: a top-level quorum.toml section owned by a plugin."""
+
+    kind = "config section"
+
+    def __init__(self, reserved: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self._reserved = reserved
+
+    def add(self, key: str, model: type[BaseModel]) -> None:
+        if key in self._reserved:
+            raise ConfigurationError(
+                f"plugin {self.current_plugin!r} declared config section [{key}], which Quorum owns"
+            )
+        self._add(key, model, settings=model, description=describe(model))
+
+
+class CommandRegistry(_Registry[Any]):
+    """``add(command)``: a ``click.Command`` added to the ``quorum`` CLI."""
+
+    kind = "command"
+
+    def __init__(self, reserved: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self._reserved = reserved
+
+    def add(self, command: Any) -> None:
+        name = getattr(command, "name", None)
+        if not name or not callable(getattr(command, "main", None)):
+            raise ConfigurationError(f"plugin {self.current_plugin!r}: add() needs a click command")
+        if name in self._reserved:
+            raise ConfigurationError(f"plugin {self.current_plugin!r} tried to replace built-in command {name!r}")
+        self._add(name, command, description=(command.get_short_help_str() if hasattr(command, "get_short_help_str") else ""))
+
+
+async def call_tool_function(function: ToolFunction, arguments: dict[str, Any]) -> ToolOutcome:
+    """Call a plugin's function tool, sync or async, and normalise what it returns."""
+    result = function(arguments)
+    if inspect.isawaitable(result):
+        result = await result
+    if isinstance(result, ToolOutcome):
+        return result
+    return ToolOutcome(output=result if isinstance(result, str) else str(result))

@@ -1,0 +1,13 @@
+"""Maps the four layer folders to ``quorum.domain``, ``quorum.application``, ``quorum.infrastructure``
+and ``quorum.cli``, with every subpackage found automatically (metadata lives in pyproject.toml)."""
+
+from setuptools import find_packages, setup
+
+LAYERS = ("domain", "application", "infrastructure", "cli")
+
+packages = []
+for layer in LAYERS:
+    packages.append(f"quorum.{layer}")
+    packages.extend(f"quorum.{layer}.{sub}" for sub in find_packages(layer))
+
+setup(packages=packages, package_dir={f"quorum.{layer}": layer for layer in LAYERS})
