@@ -60,9 +60,12 @@ class ToolCallEvent(_Event):
 
 
 class VoteRecord(_Event):
+    """One vote as the run log and ``--json`` show it; ``latency_ms`` is how long the reviewer took."""
+
     reviewer: str
     verdict: Verdict
     reason: str
+    latency_ms: float = 0.0
 
 
 class ReviewEvent(_Event):
@@ -83,7 +86,13 @@ class ReviewEvent(_Event):
             approved=decision.approved,
             decided_by=decision.decided_by,
             votes=[
-                VoteRecord(reviewer=v.reviewer, verdict=v.verdict, reason=v.reason) for v in decision.votes
+                VoteRecord(
+                    reviewer=v.reviewer,
+                    verdict=v.verdict,
+                    reason=v.reason,
+                    latency_ms=round(v.latency * 1000, 3),
+                )
+                for v in decision.votes
             ],
             reason=decision.reason,
             rule=decision.rule,
