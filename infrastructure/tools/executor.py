@@ -1,0 +1,180 @@
+"""``PluginToolExecutor``: one ``ToolExecutor`` over every registered tool source.
+
+It lists each source's tools, applies the ``[tools]`` section (enabled/disabled globs, risk overrides,
+output cap), routes each call to the source that listed the tool, and keeps going when a source
+fails: the failure is recorded in ``problems`` and that source's tools are left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.errors import QuorumError
+from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
+from quorum.infrastructure.plugins.contracts import ToolSource
+from quorum.infrastructure.tools.output import cap_text
+from quorum.infrastructure.tools.settings import ToolsSettings
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """A tool as ``quorum tools list`` shows it: its definition and where it comes from.
+
+    Attributes:
+        definition: the tool with ``[tools] risk`` overrides applied.
+        source: the name of the tool source that lists it (``builtin``, ``mcp``, ``functions``…).
+        origin: finer origin when the source knows it (the MCP server, the plugin); else ``source``.
+    """
+
+    definition: ToolDefinition
+    source: str
+    origin: str
+
+
+def _matches(name: str, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _override_pattern(name: str, risk: dict[str, RiskLevel]) -> str | None:
+    """The ``[tools] risk`` key that applies to ``name``: an exact key, else the longest matching glob."""
+    if name in risk:
+        return name
+    matching = [p for p in risk if fnmatch.fnmatchcase(name, p)]
+    return max(matching, key=len) if matching else None
+
+
+class PluginToolExecutor:
+    """Implements ``ToolExecutor`` over a list of ``ToolSource``s.
+
+    Args:
+        sources: the sources, in priority order: when two list the same tool name the first wins
+            and the clash is recorded in ``problems``.
+        settings: the ``[tools]`` section (defaults apply when omitted).
+
+    ``problems`` collects human-readable messages about sources that failed to list, name clashes
+    and sources that failed to close; the CLI shows them as warnings. Nothing here raises for a
+    failing source.
+    """
+
+    def __init__(self, sources: Sequence[ToolSource], settings: ToolsSettings | None = None) -> None:
+        self._sources = list(sources)
+        self._settings = settings or ToolsSettings()
+        self._routes: dict[str, ToolSource] = {}
+        self._listed: list[ListedTool] | None = None
+        self._lock = asyncio.Lock()
+        self.problems: list[str] = []
+
+    async def list_tools(self) -> ToolSpec:
+        return ToolSpec(t.definition for t in await self.listed_tools())
+
+    async def listed_tools(self) -> list[ListedTool]:
+        """Every offered tool with its source, for listings. Lists each source again (sources cache)."""
+        async with self._lock:
+            results = await asyncio.gather(
+                *(self._list_source(s) for s in self._sources), return_exceptions=False
+            )
+            listed: list[ListedTool] = []
+            routes: dict[str, ToolSource] = {}
+            for source, definitions in zip(self._sources, results, strict=True):
+                for definition in definitions:
+                    if not self._offered(definition.name):
+                        continue
+                    if definition.name in routes:
+                        self._note(
+                            f"tool {definition.name!r} from source {source.name!r} is hidden: "
+                            f"source {routes[definition.name].name!r} already offers a tool of that name"
+                        )
+                        continue
+                    routes[definition.name] = source
+                    listed.append(
+                        ListedTool(
+                            self._with_override(definition), source.name, _origin(source, definition.name)
+                        )
+                    )
+            self._routes = routes
+            self._listed = listed
+            return list(listed)
+
+    def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
+        pattern = _override_pattern(call.name, self._settings.risk)
+        if pattern is not None:
+            level = self._settings.risk[pattern]
+            return RiskAssessment(level=level, reason=f"[tools] risk override {pattern!r} = {level.value!r}")
+        source = self._routes.get(call.name)
+        if source is None:
+            return RiskAssessment(level=tool.risk, reason="declared risk of the tool")
+        try:
+            return source.assess_risk(call, tool)
+        except Exception as error:  # a plugin's bug must not crash the run; fail towards review
+            return RiskAssessment(
+                level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})"
+            )
+
+    async def execute(self, call: ToolCall) -> ToolOutcome:
+        if self._listed is None:
+            await self.listed_tools()
+        source = self._routes.get(call.name)
+        if source is None:
+            return ToolOutcome(
+                output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True
+            )
+        try:
+            outcome = await source.execute(call)
+        except QuorumError as error:
+            outcome = ToolOutcome(output=str(error), is_error=True)
+        except Exception as error:
+            outcome = ToolOutcome(
+                output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True
+            )
+        if not isinstance(outcome, ToolOutcome):
+            outcome = ToolOutcome(output=str(outcome))
+        capped = cap_text(outcome.output, self._settings.output_limit_bytes)
+        return outcome if capped is outcome.output else ToolOutcome(output=capped, is_error=outcome.is_error)
+
+    async def aclose(self) -> None:
+        """Close every source (concurrently); failures are recorded in ``problems``. Idempotent."""
+        results = await asyncio.gather(*(s.aclose() for s in self._sources), return_exceptions=True)
+        for source, result in zip(self._sources, results, strict=True):
+            if isinstance(result, Exception):
+                self._note(f"tool source {source.name!r} failed to close: {type(result).__name__}: {result}")
+
+    def _offered(self, name: str) -> bool:
+        if _matches(name, self._settings.disabled):
+            return False
+        return not self._settings.enabled or _matches(name, self._settings.enabled)
+
+    def _with_override(self, definition: ToolDefinition) -> ToolDefinition:
+        pattern = _override_pattern(definition.name, self._settings.risk)
+        if pattern is None:
+            return definition
+        return definition.model_copy(update={"risk": self._settings.risk[pattern]})
+
+    async def _list_source(self, source: ToolSource) -> Sequence[ToolDefinition]:
+        try:
+            definitions = list(await source.list_tools())
+        except Exception as error:
+            self._note(f"tool source {source.name!r} is unavailable: {error}")
+            return []
+        problems = getattr(source, "problems", None)
+        if isinstance(problems, list):
+            for message in problems:
+                self._note(message)
+        return definitions
+
+    def _note(self, message: str) -> None:
+        if message not in self.problems:
+            self.problems.append(message)
+
+
+def _origin(source: ToolSource, tool_name: str) -> str:
+    origin = getattr(source, "origin", None)
+    if callable(origin):
+        try:
+            return str(origin(tool_name))
+        except Exception:
+            return source.name
+    return source.name
