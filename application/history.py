@@ -1,0 +1,170 @@
+"""Rebuilding a run's conversation from its recorded events, to continue it on any provider.
+
+The events of a run say everything the model saw and said, in order: the task (``run_started``),
+the model's text (``text``) and calls (``tool_call``), and the results sent back (``tool_result``).
+``rebuild_history`` turns them back into the provider-neutral ``Message`` list a session keeps, so
+``LlmGateway.session(..., history=...)`` can continue the conversation, even on another provider.
+
+Two gaps in the events are bridged:
+
+- Calls the run answered without executing them (the turn limit, a stop on the token budget) emit
+  a ``tool_result`` but no ``tool_call``; the call is restored from the result (name, no arguments).
+- Calls without a result (a run killed mid-turn) get an ``interrupted`` error result, because
+  every provider rejects a history where a tool call is not answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from quorum.application.use_cases.run_agent import TURN_LIMIT_NOTE
+from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.responses import TextBlock, ToolUseBlock
+
+INTERRUPTED_RESULT = (
+    "interrupted: the run ended before this call produced a result; it may or may not have run"
+)
+"""The error result given to a call that has none (shown to the model when the run continues)."""
+
+
+@dataclass
+class _Assistant:
+    text: list[str] = field(default_factory=list)
+    calls: list[ToolUseBlock] = field(default_factory=list)
+
+    def call_ids(self) -> set[str]:
+        return {c.id for c in self.calls}
+
+    def message(self) -> Message | None:
+        blocks: list[Any] = []
+        if text := "".join(self.text):
+            blocks.append(TextBlock(text=text))
+        blocks.extend(self.calls)
+        return Message(role="assistant", content=tuple(blocks)) if blocks else None
+
+
+@dataclass
+class _Builder:
+    messages: list[Message] = field(default_factory=list)
+    phase: Literal["request", "assistant", "results"] = "request"
+    assistant: _Assistant | None = None
+    results: dict[str, ToolResultEvent] = field(default_factory=dict)
+    turn_began_since_results: bool = False
+
+    def user_text(self, text: str) -> None:
+        self._close()
+        self.messages.append(Message(role="user", content=(TextBlock(text=text),)))
+        self.phase = "request"
+
+    def turn(self) -> None:
+        if self.phase == "results":
+            self.turn_began_since_results = True
+
+    def model_output(self) -> _Assistant:
+        if self.phase == "results":
+            # The model answered within the same turn: only the turn-limit summary does that,
+            # and it was asked with a note after the results.
+            self._close(note=None if self.turn_began_since_results else TURN_LIMIT_NOTE)
+        if self.phase != "assistant" or self.assistant is None:
+            self.assistant = _Assistant()
+            self.phase = "assistant"
+        return self.assistant
+
+    def call(self, block: ToolUseBlock) -> None:
+        if self.phase == "results" and not self.turn_began_since_results and self.assistant is not None:
+            # Calls are announced one by one and invalid ones answered at once, so results and
+            # announcements of one response interleave.
+            self.assistant.calls.append(block)
+        else:
+            self.model_output().calls.append(block)
+
+    def result(self, event: ToolResultEvent) -> None:
+        if self.phase == "request" or (self.phase == "results" and self.turn_began_since_results):
+            # A new response whose calls were answered without being announced (turn limit, budget).
+            self._close()
+            self.model_output()
+        elif self.phase == "results" and event.call_id in self.results:
+            # A second result for the id: the turn-limit summary called tools again, unannounced.
+            self.model_output()
+        assistant = self.assistant
+        assert assistant is not None
+        if event.call_id not in assistant.call_ids():
+            assistant.calls.append(ToolUseBlock(id=event.call_id, name=event.name, input={}))
+        if self.phase == "assistant":
+            self.phase = "results"
+            self.results = {}
+            self.turn_began_since_results = False
+        self.results[event.call_id] = event
+
+    def finish(self) -> list[Message]:
+        self._close()
+        return self.messages
+
+    def _close(self, note: str | None = None) -> None:
+        """Turn what is open (an assistant message and its results) into messages."""
+        if self.assistant is not None:
+            message = self.assistant.message()
+            if message is not None:
+                self.messages.append(message)
+            blocks: list[Any] = [self._result_block(call) for call in self.assistant.calls]
+            if note is not None and blocks:
+                blocks.append(TextBlock(text=note))
+            if blocks:
+                self.messages.append(Message(role="user", content=tuple(blocks)))
+        self.assistant = None
+        self.results = {}
+        self.phase = "request"
+
+    def _result_block(self, call: ToolUseBlock) -> ToolResultBlock:
+        event = self.results.get(call.id)
+        if event is None:
+            return ToolResultBlock(
+                tool_use_id=call.id, tool_name=call.name, content=INTERRUPTED_RESULT, is_error=True
+            )
+        return ToolResultBlock(
+            tool_use_id=call.id,
+            tool_name=event.name,
+            content=event.output,
+            is_error=event.is_error or event.is_rejected,
+        )
+
+
+def rebuild_history(events: Iterable[object]) -> list[Message]:
+    """The conversation one run's events describe (without the history it continued). Pure.
+
+    ``events`` are run events in emission order; events of other kinds (reviews, turn ends, the
+    run's end) carry nothing the model saw and are skipped. Results are put in the order the model
+    emitted the calls, whatever order they finished in. The result always ends with a complete
+    exchange: every tool call is answered by the next message.
+    """
+    builder = _Builder()
+    for event in events:
+        if isinstance(event, RunStarted):
+            builder.user_text(event.task)
+        elif isinstance(event, TurnStarted):
+            builder.turn()
+        elif isinstance(event, TextDelta):
+            if event.text:
+                builder.model_output().text.append(event.text)
+        elif isinstance(event, ToolCallEvent):
+            builder.call(ToolUseBlock(id=event.id, name=event.name, input=dict(event.arguments)))
+        elif isinstance(event, ToolResultEvent):
+            builder.result(event)
+    return builder.finish()
+
+
+def unanswered_calls(history: Iterable[Message]) -> list[str]:
+    """Ids of tool calls not answered by the message right after theirs (empty for a valid history)."""
+    messages = list(history)
+    missing: list[str] = []
+    for index, message in enumerate(messages):
+        ids = [b.id for b in message.content if isinstance(b, ToolUseBlock)]
+        if not ids:
+            continue
+        following = messages[index + 1].content if index + 1 < len(messages) else ()
+        answered = {b.tool_use_id for b in following if isinstance(b, ToolResultBlock)}
+        missing.extend(i for i in ids if i not in answered)
+    return missing
