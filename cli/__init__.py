@@ -1,0 +1,1 @@
+"""The ``quorum`` command line and the composition root (``container``)."""

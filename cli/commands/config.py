@@ -1,0 +1,104 @@
+"""``quorum config show`` and ``quorum config validate``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quorum.cli.errors import handled
+from quorum.cli.options import AppOptions
+
+SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
+MASK = "********"
+
+
+@click.group()
+def config() -> None:
+    """The effective configuration (defaults → user → ./quorum.toml → --config → QUORUM_* → flags)."""
+
+
+def _config_option(func: Any) -> Any:
+    return click.option(
+        "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
+    )(func)
+
+
+@config.command("show")
+@click.option("--json", "as_json", is_flag=True, help="As one JSON object.")
+@_config_option
+def show(as_json: bool, config_path: Path | None) -> None:
+    """Show every effective value and where it came from; secrets are masked."""
+    from quorum.cli.container import build_container
+
+    with handled():
+        container = build_container(AppOptions(config_path=config_path))
+        settings = container.settings()
+        raw = container.raw_config()
+    effective = mask_secrets(effective_dict(settings))
+    flat = dict(_flatten(effective))
+    sources = {path: raw.origins.get(path) or _nearest(raw.origins, path) or "default" for path in flat}
+    if as_json:
+        click.echo(json.dumps({"config": effective, "sources": sources, "files": list(raw.files)}, indent=2))
+        return
+    click.echo("# files read: " + (", ".join(raw.files) or "(none)"))
+    for path, value in flat.items():
+        click.echo(f"{path} = {json.dumps(value)}    # {sources[path]}")
+
+
+@config.command("validate")
+@_config_option
+def validate_command(config_path: Path | None) -> None:
+    """Check the configuration; exit 2 with every problem named, or 0 if it is valid."""
+    from quorum.cli.container import build_container
+
+    with handled():
+        container = build_container(AppOptions(config_path=config_path))
+        container.settings()
+        files = container.raw_config().files
+    click.echo(f"configuration is valid ({', '.join(files) or 'defaults only'})")
+
+
+def effective_dict(settings: Any) -> dict[str, Any]:
+    """Settings as plain JSON data, provider sections included."""
+    data = settings.model_dump(mode="json", exclude={"providers", "extensions"})
+    data["providers"] = {
+        name: {"type": inst.kind, **(inst.settings.model_dump(mode="json") if inst.settings else {})}
+        for name, inst in settings.providers.items()
+    }
+    for key, section in settings.extensions.items():
+        data[key] = section.model_dump(mode="json")
+    return data
+
+
+def mask_secrets(value: Any, key: str = "") -> Any:
+    """Replace values of secret-looking keys (and every header value) with a mask."""
+    if isinstance(value, dict):
+        headers = key.lower() == "headers"
+        return {k: (MASK if headers and v else mask_secrets(v, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v, key) for v in value]
+    lowered = key.lower()
+    is_env_name = lowered.endswith("_env")
+    if value and not is_env_name and any(word in lowered for word in SECRET_WORDS):
+        return MASK
+    return value
+
+
+def _flatten(value: Any, prefix: str = ""):  # type: ignore[no-untyped-def]
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _flatten(v, f"{prefix}{k}.")
+    else:
+        yield prefix.rstrip("."), value
+
+
+def _nearest(origins: dict[str, str], path: str) -> str | None:
+    parts = path.split(".")
+    while parts:
+        parts.pop()
+        if ".".join(parts) in origins:
+            return origins[".".join(parts)]
+    return None

@@ -1,0 +1,171 @@
+"""``quorum run TASK`` and ``quorum ask QUESTION``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quorum.cli.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RUN_FAILURE,
+    EXIT_STOPPED_EARLY,
+    EXIT_USAGE,
+    handled,
+)
+from quorum.cli.options import AppOptions
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
+    "tool paths are relative to it. Use the tools to inspect before you change anything, prefer "
+    "read-only tools, and explain briefly what you do. High-risk calls (writes, commands) are "
+    "reviewed and may be rejected with reasons: then choose a safer approach. Finish with a short, "
+    "direct answer."
+)
+
+EXIT_BY_STOP = {"end_turn": EXIT_OK, "error": EXIT_RUN_FAILURE, "cancelled": EXIT_INTERRUPTED}
+
+
+def run_options(func: Any) -> Any:
+    """The flags shared by ``run`` and ``ask``."""
+    decorators = [
+        click.argument("task", nargs=-1, required=False),
+        click.option(
+            "--model", "-m", metavar="PROVIDER:MODEL", help="Model to use, e.g. openai:gpt-4.1-mini."
+        ),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(path_type=Path, dir_okay=False),
+            help="Extra config file (over ./quorum.toml).",
+        ),
+        click.option("--max-turns", type=click.IntRange(min=1), help="Tool turns before the run stops."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Whole-run timeout (s)."),
+        click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),
+        click.option(
+            "--workspace",
+            "-w",
+            type=click.Path(path_type=Path, file_okay=False),
+            help="Directory the tools act in (default: current directory).",
+        ),
+        click.option("--no-log", is_flag=True, help="Do not record this run in the run log."),
+        click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
+        click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+@click.command()
+@run_options
+@click.option("--yes", "-y", is_flag=True, help="Approve high-risk calls without asking.")
+def run(task: tuple[str, ...], yes: bool, **flags: Any) -> None:
+    """Run TASK: the model may call every tool; high-risk calls are reviewed first."""
+    raise SystemExit(_main(task, low_risk_only=False, yes=yes, **flags))
+
+
+@click.command()
+@run_options
+def ask(task: tuple[str, ...], **flags: Any) -> None:
+    """Ask QUESTION: only low-risk (read-only) tools are offered; nothing is changed."""
+    raise SystemExit(_main(task, low_risk_only=True, yes=False, **flags))
+
+
+def _read_task(words: tuple[str, ...]) -> str:
+    text = " ".join(words).strip()
+    if not text and not sys.stdin.isatty():
+        text = sys.stdin.read().strip()
+    if not text:
+        raise click.UsageError("give the task as an argument (or on stdin)")
+    return text
+
+
+def _main(
+    words: tuple[str, ...],
+    *,
+    low_risk_only: bool,
+    yes: bool,
+    model: str | None,
+    config_path: Path | None,
+    max_turns: int | None,
+    timeout: float | None,
+    as_json: bool,
+    workspace: Path | None,
+    no_log: bool,
+    quiet: bool,
+    verbose: bool,
+) -> int:
+    task = _read_task(words)
+    overrides: dict[str, Any] = {}
+    if model:
+        overrides["model"] = model
+    agent: dict[str, Any] = {}
+    if max_turns is not None:
+        agent["max_tool_turns"] = max_turns
+    if timeout is not None:
+        agent["timeout_seconds"] = timeout
+    if agent:
+        overrides["agent"] = agent
+    if workspace is not None:
+        if not workspace.is_dir():
+            raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
+        overrides["tools"] = {"workspace": str(workspace.resolve())}
+    options = AppOptions(
+        config_path=config_path,
+        overrides=overrides,
+        yes=yes,
+        json=as_json,
+        no_log=no_log,
+        interactive=sys.stdin.isatty() and not as_json,
+    )
+    with handled():
+        return asyncio.run(
+            _execute(task, options, low_risk_only, verbosity=-1 if quiet else (1 if verbose else 0))
+        )
+
+
+async def _execute(task: str, options: AppOptions, low_risk_only: bool, *, verbosity: int) -> int:
+    from quorum.application.execution import RunRequest
+    from quorum.cli.container import build_container, workspace_of
+    from quorum.cli.model_choice import choose_model
+
+    renderer: Any
+    if options.json:
+        from quorum.cli.render.jsonl import JsonLinesRenderer
+
+        renderer = JsonLinesRenderer(sys.stdout)
+    else:
+        from quorum.cli.render.human import HumanRenderer
+
+        renderer = HumanRenderer(sys.stdout, sys.stderr, verbosity=verbosity, color=sys.stderr.isatty())
+    container = build_container(options, renderer=renderer)
+    settings = container.settings()
+    model_id = choose_model(settings.model, container.env())
+    system_prompt = settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(
+        workspace=workspace_of(settings)
+    )
+    request = RunRequest(
+        task=task,
+        model_id=model_id,
+        system_prompt=system_prompt,
+        params=settings.agent.execution_params(tools="low_risk_only" if low_risk_only else "all"),
+    )
+    executor = container.tool_executor()
+    try:
+        result = await container.run_agent().execute(request)
+    finally:
+        renderer.close()
+        await executor.aclose()
+        for problem in getattr(executor, "problems", ()):
+            print(f"quorum: warning: {problem}", file=sys.stderr)
+    if result.stop_reason == "error":
+        print(f"quorum: error: {result.detail}", file=sys.stderr)
+    return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
+
+
+__all__ = ["EXIT_USAGE", "ask", "run"]

@@ -1,0 +1,65 @@
+"""``quorum tools list``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+
+from quorum.cli.errors import handled
+from quorum.cli.options import AppOptions
+
+
+@click.group()
+def tools() -> None:
+    """Tools available to the model."""
+
+
+@tools.command("list")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per tool.")
+@click.option(
+    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
+)
+@click.option(
+    "--workspace", "-w", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory."
+)
+def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) -> None:
+    """List tools: name, risk and the plugin/source they come from."""
+    from quorum.cli.container import build_container
+
+    overrides = {"tools": {"workspace": str(workspace.resolve())}} if workspace else {}
+    with handled():
+        container = build_container(AppOptions(config_path=config_path, overrides=overrides))
+        listed, problems = asyncio.run(_listed(container))
+    rows = [
+        {
+            "name": t.definition.name,
+            "risk": t.definition.risk.value,
+            "source": t.origin,
+            "description": t.definition.description,
+        }
+        for t in listed
+    ]
+    if as_json:
+        for row in rows:
+            click.echo(json.dumps(row))
+    else:
+        width = max((len(r["name"]) for r in rows), default=4)
+        for row in rows:
+            first = (row["description"].splitlines() or [""])[0][:70]
+            click.echo(f"{row['name']:<{width}}  {row['risk']:<4}  {row['source']:<18} {first}")
+        if not rows:
+            click.echo("no tools available", err=True)
+    for problem in problems:
+        click.echo(f"quorum: warning: {problem}", err=True)
+
+
+async def _listed(container: object) -> tuple[list, list[str]]:  # type: ignore[type-arg]
+    executor = container.tool_executor()  # type: ignore[attr-defined]
+    try:
+        listed = await executor.listed_tools()
+    finally:
+        await executor.aclose()
+    return listed, list(executor.problems)

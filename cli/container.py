@@ -1,0 +1,201 @@
+"""The composition root: the only module that knows concrete classes.
+
+``build_container(options)`` returns a dependency-injector container whose providers build, on
+first use: the layered configuration, the plugin catalog, the validated settings, the LLM
+gateway, the tool executor, the reviewer, the run store, the observers and the ``RunAgent`` use
+case. Tests build the real container and override providers with fakes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dependency_injector import containers, providers
+
+from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.reviewer import ReviewContext
+from quorum.application.use_cases.run_agent import RunAgent
+from quorum.cli.options import AppOptions
+from quorum.domain.events import RunEvent
+from quorum.domain.review import ReviewDecision
+from quorum.domain.tools import ToolCall
+from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
+from quorum.infrastructure.config.schema import CORE_KEYS, Settings
+from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSourceContext
+from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
+from quorum.infrastructure.providers.gateway import PluginLlmGateway
+from quorum.infrastructure.tools.executor import PluginToolExecutor
+from quorum.infrastructure.tools.function_source import FunctionToolSource
+from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
+
+TRUTHY = ("1", "true", "yes", "on")
+
+
+def user_config_dir() -> Path:
+    """Where the user-level quorum.toml lives (``quorum/quorum.toml`` in the platform config dir)."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("quorum"))
+
+
+def user_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("quorum"))
+
+
+def read_layers(options: AppOptions, env: Mapping[str, str], config_dir: Path | None) -> RawConfig:
+    return collect_layers(
+        cwd=Path.cwd(),
+        env=env,
+        user_config_dir=config_dir,
+        config_path=options.config_path,
+        overrides=options.overrides,
+    )
+
+
+def load_catalog(
+    raw: RawConfig, env: Mapping[str, str], extra_plugins: Sequence[tuple[str, Any]] = ()
+) -> PluginCatalog:
+    return load_plugins(
+        blocked=blocked_plugins(raw),
+        autoload=env.get("QUORUM_DISABLE_PLUGIN_AUTOLOAD", "").lower() not in TRUTHY,
+        reserved_sections=CORE_KEYS,
+        extra=extra_plugins,
+    )
+
+
+def validate_settings(raw: RawConfig, catalog: PluginCatalog) -> Settings:
+    return validate(
+        raw,
+        provider_models={e.name: e.settings for e in catalog.providers.entries()},
+        section_models={e.name: e.value for e in catalog.config_sections.entries()},
+    )
+
+
+def workspace_of(settings: Settings) -> Path:
+    return (settings.tools.workspace or Path.cwd()).expanduser().resolve()
+
+
+def build_tool_executor(
+    catalog: PluginCatalog, settings: Settings, env: Mapping[str, str], gateway: Any
+) -> PluginToolExecutor:
+    context = ToolSourceContext(
+        workspace=workspace_of(settings),
+        settings=settings,
+        env=env,
+        cache_dir=user_data_dir() / "cache",
+        gateway=gateway,
+    )
+    sources: list[Any] = [entry.value(context) for entry in catalog.tools.entries()]
+    if catalog.tools.functions:
+        sources.append(FunctionToolSource(catalog.tools.functions))
+    return PluginToolExecutor(sources=sources, settings=settings.tools)
+
+
+class FailClosedReviewer:
+    """Rejects every high-risk call, saying how to approve them (used when no review is set up)."""
+
+    async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        return ReviewDecision(
+            approved=False,
+            decided_by="auto",
+            reason="no reviewer is available to approve high-risk calls (the user can pass --yes)",
+        )
+
+
+class AutoApproveReviewer:
+    """Approves every high-risk call (``--yes``)."""
+
+    async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        return ReviewDecision(approved=True, decided_by="auto", reason="approved by --yes")
+
+
+def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptions, gateway: Any) -> Any:
+    """The review pipeline from the review plugin, or a fail-closed reviewer without it."""
+    context = ReviewerContext(
+        settings=settings,
+        gateway=gateway,
+        interactive=options.interactive,
+        auto_approve=options.yes,
+    )
+    try:
+        from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
+    except ImportError:
+        return AutoApproveReviewer() if options.yes else FailClosedReviewer()
+    return build_pipeline(context)
+
+
+def build_run_store(
+    catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]
+) -> Any:
+    """The configured run store, or None when logging is off or no store plugin is installed."""
+    if options.no_log or not settings.storage.enabled:
+        return None
+    entry = catalog.stores.get(settings.storage.backend)
+    if entry is None:
+        return None
+    return entry.value(StoreContext(settings=settings, env=env, data_dir=user_data_dir()))
+
+
+class FanOut:
+    """A RunObserver passing each event to several observers, in order."""
+
+    def __init__(self, observers: Sequence[RunObserver | None]) -> None:
+        self._observers = [o for o in observers if o is not None]
+
+    def on_event(self, event: RunEvent) -> None:
+        for observer in self._observers:
+            observer.on_event(event)
+
+
+def build_recorder(store: Any, settings: Settings) -> RunObserver | None:
+    if store is None:
+        return None
+    try:
+        from quorum.infrastructure.storage.recorder import RunRecorder
+    except ImportError:
+        return None
+    return RunRecorder(store, workspace=str(workspace_of(settings)))
+
+
+class Container(containers.DeclarativeContainer):
+    """Every provider of the application; override any of them in tests."""
+
+    options = providers.Object(AppOptions())
+    env = providers.Object(os.environ)
+    config_dir = providers.Singleton(user_config_dir)
+    extra_plugins: providers.Provider[Sequence[tuple[str, Any]]] = providers.Object(())
+
+    raw_config = providers.Singleton(read_layers, options, env, config_dir)
+    catalog = providers.Singleton(load_catalog, raw_config, env, extra_plugins)
+    settings = providers.Singleton(validate_settings, raw_config, catalog)
+
+    gateway = providers.Singleton(
+        PluginLlmGateway, registry=catalog.provided.providers, instances=settings.provided.providers, env=env
+    )
+    schema = providers.Singleton(JsonSchemaToolConverter)
+    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway)
+    reviewer = providers.Singleton(build_reviewer, catalog, settings, options, gateway)
+    run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
+    recorder = providers.Singleton(build_recorder, run_store, settings)
+    renderer: providers.Provider[RunObserver | None] = providers.Object(None)
+    observer = providers.Singleton(FanOut, providers.List(recorder, renderer))
+
+    run_agent = providers.Factory(
+        RunAgent, gateway=gateway, executor=tool_executor, schema=schema, reviewer=reviewer, observer=observer
+    )
+
+
+def build_container(options: AppOptions, **overrides: Any) -> Container:
+    """A container for one command invocation; ``overrides`` replace providers by name."""
+    container = Container()
+    container.options.override(providers.Object(options))
+    for name, value in overrides.items():
+        getattr(container, name).override(
+            value if isinstance(value, providers.Provider) else providers.Object(value)
+        )
+    return container

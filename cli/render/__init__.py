@@ -1,0 +1,1 @@
+"""How run events are shown: human output on a terminal, or JSON lines."""

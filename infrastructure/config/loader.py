@@ -1,0 +1,164 @@
+"""The one configuration loader: layers → merged dict → validated Settings (with plugin sections)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from quorum.domain.errors import ConfigurationError
+from quorum.infrastructure.config.errors import raise_validation
+from quorum.infrastructure.config.layers import Layer, env_layer, merge, origin_of, read_toml
+from quorum.infrastructure.config.schema import CORE_KEYS, Settings
+from quorum.infrastructure.config.sections import PluginsSettings
+
+LOCAL_CONFIG = "quorum.toml"
+
+
+@dataclass(frozen=True)
+class ProviderInstance:
+    """One ``[providers.NAME]`` section: its provider kind and its validated settings."""
+
+    name: str
+    kind: str
+    settings: BaseModel | None
+
+
+@dataclass(frozen=True)
+class RawConfig:
+    """Merged configuration data before validation, with the origin of every value."""
+
+    data: dict[str, Any]
+    origins: dict[str, str]
+    files: tuple[str, ...]
+
+    def source_of(self, path: str) -> str | None:
+        return origin_of(self.origins, path)
+
+
+def collect_layers(
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    user_config_dir: Path | None,
+    config_path: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> RawConfig:
+    """Read every layer, later wins: user config → ./quorum.toml → --config → QUORUM_* → flags.
+
+    Built-in defaults are the schema's defaults. ``QUORUM_CONFIG`` stands in for ``--config``.
+    """
+    layers: list[Layer] = []
+    if user_config_dir is not None and (user_config_dir / LOCAL_CONFIG).is_file():
+        layers.append(read_toml(user_config_dir / LOCAL_CONFIG))
+    local = cwd / LOCAL_CONFIG
+    explicit = config_path or (Path(env["QUORUM_CONFIG"]) if env.get("QUORUM_CONFIG") else None)
+    if local.is_file() and (explicit is None or explicit.resolve() != local.resolve()):
+        layers.append(read_toml(local, LOCAL_CONFIG))
+    if explicit is not None:
+        layers.append(read_toml(explicit, str(explicit)))
+    layers.append(env_layer(env))
+    if overrides:
+        layers.append(Layer("command line", dict(overrides)))
+    data, origins = merge(layers)
+    files = tuple(layer.label for layer in layers if layer.label not in ("environment", "command line"))
+    return RawConfig(data, origins, files)
+
+
+def blocked_plugins(raw: RawConfig) -> list[str]:
+    """``[plugins] blocked``, validated on its own: it is needed before plugins load."""
+    section = raw.data.get("plugins", {})
+    try:
+        return PluginsSettings.model_validate(section).blocked
+    except ValidationError as error:
+        raise_validation(error, PluginsSettings, prefix=("plugins",), source_of=raw.source_of)
+
+
+def validate(
+    raw: RawConfig,
+    *,
+    provider_models: Mapping[str, type[BaseModel] | None],
+    section_models: Mapping[str, type[BaseModel]],
+) -> Settings:
+    """Validate the merged data against the core schema, provider kinds and plugin sections.
+
+    Args:
+        raw: merged layers.
+        provider_models: registered provider kinds → their settings model (None: no settings).
+        section_models: plugin-declared top-level sections → their model.
+
+    Raises:
+        ConfigurationError: every problem, one per line, as ``file: key.path: message``.
+    """
+    data = dict(raw.data)
+    extensions: dict[str, Any] = {}
+    for key in [k for k in data if k not in CORE_KEYS]:
+        value = data.pop(key)
+        model = section_models.get(key)
+        if model is None:
+            known = sorted(CORE_KEYS | set(section_models))
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known sections: {', '.join(known)})"
+            source = raw.source_of(key)
+            raise ConfigurationError(f"unknown key{hint}", source=source, key=key)
+        try:
+            extensions[key] = model.model_validate(value)
+        except ValidationError as error:
+            raise_validation(error, model, prefix=(key,), source_of=raw.source_of)
+
+    providers = {}
+    sections = data.pop("providers", {})
+    if not isinstance(sections, Mapping):
+        raise ConfigurationError(
+            "expected a table of [providers.NAME] sections",
+            source=raw.source_of("providers"),
+            key="providers",
+        )
+    for name, section in sections.items():
+        providers[name] = _provider_instance(raw, name, section, provider_models)
+
+    try:
+        core = Settings.model_validate(data)
+    except ValidationError as error:
+        raise_validation(error, Settings, source_of=raw.source_of)
+    return core.model_copy(update={"providers": providers, "extensions": extensions})
+
+
+def default_provider(name: str, provider_models: Mapping[str, type[BaseModel] | None]) -> ProviderInstance:
+    """The instance used for ``NAME:model`` when quorum.toml has no ``[providers.NAME]``."""
+    model = provider_models[name]
+    return ProviderInstance(name, name, model.model_validate({}) if model else None)
+
+
+def _provider_instance(
+    raw: RawConfig, name: str, section: Any, provider_models: Mapping[str, type[BaseModel] | None]
+) -> ProviderInstance:
+    path = f"providers.{name}"
+    if not isinstance(section, Mapping):
+        raise ConfigurationError("expected a table", source=raw.source_of(path), key=path)
+    body = dict(section)
+    kind = body.pop("type", name)
+    if kind not in provider_models:
+        known = ", ".join(sorted(provider_models)) or "(none)"
+        where = f"{path}.type" if "type" in section else path
+        raise ConfigurationError(
+            f"unknown provider type {kind!r}; installed provider types: {known} "
+            f'(set type = "openai" for an OpenAI-compatible server)',
+            source=raw.source_of(where),
+            key=where,
+        )
+    model = provider_models[kind]
+    if model is None:
+        if body:
+            raise ConfigurationError(
+                f"provider type {kind!r} takes no settings", source=raw.source_of(path), key=path
+            )
+        return ProviderInstance(name, kind, None)
+    try:
+        return ProviderInstance(name, kind, model.model_validate(body))
+    except ValidationError as error:
+        raise_validation(error, model, prefix=("providers", name), source_of=raw.source_of)

@@ -1,0 +1,1 @@
+"""Offline providers (no network, no key): ``test`` and ``scripted:PATH``, for demos and tests."""

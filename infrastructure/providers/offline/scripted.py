@@ -1,0 +1,137 @@
+"""The ``scripted:PATH`` provider: replays a script of turns from a TOML or JSON file.
+
+Script format (TOML shown; JSON has the same shape)::
+
+    [[turns]]
+    text = "Let me look around."                         # optional
+    tool_calls = [{ name = "list_dir", arguments = {} }] # optional
+    usage = { input_tokens = 10, output_tokens = 5 }     # optional
+    stop_reason = "max_tokens"                           # optional: end_turn (default), max_tokens
+
+    [scripts.reviewer]                                   # more scripts in the same file,
+    [[scripts.reviewer.turns]]                           # used as scripted:PATH#reviewer
+    tool_calls = [{ name = "submit_verdict", arguments = { verdict = "approve", reason = "safe" } }]
+
+A turn with ``tool_calls`` stops with ``tool_use``. Each session replays its script from the start;
+a script that runs out is an error naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from quorum.domain.errors import ConfigurationError, ProviderError, UsageError
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
+
+
+class ScriptedCall(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+
+class ScriptedTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = ""
+    tool_calls: list[ScriptedCall] = Field(default_factory=list)
+    usage: Usage = Usage()
+    stop_reason: Literal["end_turn", "max_tokens"] = "end_turn"
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turns: list[ScriptedTurn] = Field(default_factory=list)
+    scripts: dict[str, Script] = Field(default_factory=dict)
+
+
+def load_script(reference: str) -> tuple[str, list[ScriptedTurn]]:
+    """Load ``PATH`` or ``PATH#NAME``; returns (label, turns).
+
+    Raises:
+        UsageError: no path given, file missing, not TOML/JSON, invalid shape, unknown script name.
+    """
+    path_text, _, name = reference.partition("#")
+    if not path_text:
+        raise UsageError("the scripted provider needs a script file: --model scripted:PATH (TOML or JSON)")
+    path = Path(path_text)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"scripted model: cannot read script {path_text!r}: {error.strerror}") from None
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(
+            f"scripted model: {path_text} is not valid {path.suffix.lstrip('.') or 'TOML'}: {error}"
+        ) from None
+    try:
+        script = Script.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigurationError(f"{where}: {first['msg']}", source=path_text) from None
+    if name:
+        if name not in script.scripts:
+            known = ", ".join(sorted(script.scripts)) or "(none)"
+            raise UsageError(f"scripted model: {path_text} has no script {name!r} (scripts: {known})")
+        return reference, script.scripts[name].turns
+    return reference, script.turns
+
+
+class ScriptedSession(OfflineSession):
+    """Answers with the script's turns in order."""
+
+    def __init__(
+        self, label: str, turns: list[ScriptedTurn], system_prompt: str | None, history: Sequence[Message]
+    ) -> None:
+        super().__init__(label, system_prompt, history)
+        self._label = label
+        self._turns = list(turns)
+        self._served = 0
+
+    def respond(self, tools: ToolSchemas | None) -> LlmResponse:
+        if self._served >= len(self._turns):
+            raise ProviderError(
+                f"scripted model {self._label!r} ran out of script after {self._served} responses",
+                provider="scripted",
+                model=self._label,
+            )
+        turn = self._turns[self._served]
+        self._served += 1
+        blocks: list[Any] = [TextBlock(text=turn.text)] if turn.text else []
+        for i, call in enumerate(turn.tool_calls, 1):
+            blocks.append(
+                ToolUseBlock(id=call.id or f"call_{self._served}_{i}", name=call.name, input=call.arguments)
+            )
+        if turn.stop_reason == "max_tokens":
+            stop = StopReason.max_tokens()
+        elif turn.tool_calls:
+            stop = StopReason.tool_use()
+        else:
+            stop = StopReason.end_turn()
+        return LlmResponse(content=tuple(blocks), stop_reason=stop, model=self._label, usage=turn.usage)
+
+
+class ScriptedGateway:
+    """Provider kind ``scripted``: the model name is the script path (``PATH`` or ``PATH#NAME``)."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+
+    def session(
+        self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
+    ) -> ScriptedSession:
+        label, turns = load_script(model)
+        return ScriptedSession(label, turns, system_prompt, history)

@@ -1,0 +1,102 @@
+"""Shared mechanics of the offline sessions: history keeping and simulated streaming."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.responses import LlmResponse, TextBlock, ToolUseBlock
+from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.tools import ToolResultMessage
+
+ToolSchemas = Sequence[dict[str, Any]]
+
+
+class OfflineSession:
+    """An LlmSession whose answers come from ``respond`` instead of a model.
+
+    Subclasses implement ``respond(tools)``; ``tools`` is None when the model must answer without
+    tools. History is kept exactly as a real session keeps it.
+    """
+
+    def __init__(self, model: str, system_prompt: str | None, history: Sequence[Message]) -> None:
+        self._model = model
+        self.system_prompt = system_prompt
+        self._messages: list[Message] = list(history)
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def respond(self, tools: ToolSchemas | None) -> LlmResponse:
+        raise NotImplementedError
+
+    def _answer(self, tools: ToolSchemas | None) -> LlmResponse:
+        response = self.respond(tools)
+        self._messages.append(Message(role="assistant", content=response.content))
+        return response
+
+    def _user_text(self, content: str) -> None:
+        self._messages.append(Message(role="user", content=(TextBlock(text=content),)))
+
+    async def send(self, content: str) -> LlmResponse:
+        self._user_text(content)
+        return self._answer(None)
+
+    async def send_with_tools(self, content: str, tools: ToolSchemas) -> LlmResponse:
+        self._user_text(content)
+        return self._answer(tools)
+
+    async def send_tool_results(
+        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
+    ) -> LlmResponse:
+        self._record(results, note)
+        return self._answer(tools)
+
+    def record_tool_results(self, results: Sequence[ToolResultMessage]) -> None:
+        self._record(results, None)
+
+    def _record(self, results: Sequence[ToolResultMessage], note: str | None) -> None:
+        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
+        if note:
+            blocks.append(TextBlock(text=note))
+        self._messages.append(Message(role="user", content=tuple(blocks)))
+
+    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
+        self._user_text(content)
+        return _stream(self._answer(None))
+
+    def stream_with_tools(self, content: str, tools: ToolSchemas) -> AsyncIterator[StreamEvent]:
+        self._user_text(content)
+        return _stream(self._answer(tools))
+
+    def stream_tool_results(
+        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        self._record(results, note)
+        return _stream(self._answer(tools))
+
+    def history(self) -> list[Message]:
+        return list(self._messages)
+
+    def last_results(self) -> list[ToolResultBlock]:
+        """The tool results of the latest user message (what the model "saw" last)."""
+        for message in reversed(self._messages):
+            if message.role == "user":
+                return [b for b in message.content if isinstance(b, ToolResultBlock)]
+        return []
+
+
+async def _stream(response: LlmResponse) -> AsyncIterator[StreamEvent]:
+    """Replay a response as a real stream would: text word by word, then tool-call deltas."""
+    for index, block in enumerate(response.content):
+        if isinstance(block, TextBlock):
+            words = block.text.split(" ")
+            for i, word in enumerate(words):
+                yield StreamTextDelta(text=word if i == len(words) - 1 else word + " ")
+        elif isinstance(block, ToolUseBlock):
+            yield StreamToolCallDelta(
+                index=index, id=block.id, name=block.name, arguments_delta=block.raw_input or ""
+            )
+    yield StreamCompleted(response=response)
