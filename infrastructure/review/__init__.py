@@ -1,1 +1,31 @@
-"""review."""
+"""Review of high-risk calls: policy rules, a quorum of reviewer models, and the human step.
+
+The composition root calls ``build_reviewer(ReviewerContext(...), registry=catalog.reviewers)``
+once per run and hands the result (a ``ReviewPipeline``, an ``ActionReviewer``) to ``RunAgent``.
+"""
+
+from quorum.infrastructure.review.auto import AutoReviewer
+from quorum.infrastructure.review.factory import build_auto, build_human, build_quorum
+from quorum.infrastructure.review.human import HumanAnswer, HumanPrompt, HumanRequest, HumanReviewer
+from quorum.infrastructure.review.pipeline import ReviewPipeline, build_reviewer
+from quorum.infrastructure.review.quorum import QuorumReviewer
+from quorum.infrastructure.review.settings import ReviewSettings
+from quorum.infrastructure.review.voters import ModelVoter, ReviewerVoter, Voter
+
+__all__ = [
+    "AutoReviewer",
+    "HumanAnswer",
+    "HumanPrompt",
+    "HumanRequest",
+    "HumanReviewer",
+    "ModelVoter",
+    "QuorumReviewer",
+    "ReviewPipeline",
+    "ReviewSettings",
+    "ReviewerVoter",
+    "Voter",
+    "build_auto",
+    "build_human",
+    "build_quorum",
+    "build_reviewer",
+]

@@ -1,11 +1,12 @@
-"""``[review]``: who reviews high-risk calls and how votes are counted."""
+"""``[review]``: who reviews high-risk calls, how votes are counted, and the policy rules."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from quorum.domain.policy import PolicyRule
 from quorum.domain.review import QuorumRule
 from quorum.infrastructure.config.sections import Section
 
@@ -14,14 +15,26 @@ class ReviewSettings(Section):
     """``[review]`` section.
 
     Attributes:
-        reviewers: reviewer models (``provider:model``); empty means the human decides.
+        reviewers: the panel: reviewer models (``provider:model``) or names of reviewers registered
+            by plugins; empty means the human decides. A model listed twice votes twice (its
+            votes are named ``model [2]``, …).
         rule: majority, unanimous, at_least:N or percentage:P over cast votes.
+        min_votes: cast votes (approve or reject) needed for any decision; default a majority of
+            the panel. Fewer reject the call ("not enough reviewers answered").
+        vote_timeout_seconds: how long each reviewer may take; a late reviewer casts an error vote.
+        escalate_on_reject: when the panel rejects, ask the human (``hil_mode``) instead.
         hil_mode: interactive (ask a human), auto_approve or auto_reject.
+        rules: ``[[review.rules]]`` policy tables (see ``quorum.domain.policy``), tried deny → ask →
+            allow before any vote.
     """
 
     reviewers: list[str] = Field(default_factory=list)
     rule: str = "majority"
+    min_votes: int | None = Field(None, ge=1)
+    vote_timeout_seconds: float = Field(60.0, gt=0)
+    escalate_on_reject: bool = False
     hil_mode: Literal["interactive", "auto_approve", "auto_reject"] = "interactive"
+    rules: list[PolicyRule] = Field(default_factory=list)
 
     @field_validator("rule")
     @classmethod
@@ -31,3 +44,28 @@ class ReviewSettings(Section):
         except Exception as error:
             raise ValueError(str(error)) from None
         return value
+
+    @field_validator("reviewers")
+    @classmethod
+    def _reviewers_named(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name.strip() or name.startswith(":"):
+                raise ValueError(
+                    f"reviewer {name!r}: expected 'provider:model' or a registered reviewer name"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _panel_can_decide(self) -> ReviewSettings:
+        if self.reviewers and self.min_votes is not None and self.min_votes > len(self.reviewers):
+            raise ValueError(
+                f"min_votes = {self.min_votes} can never be met by a panel of {len(self.reviewers)}"
+            )
+        rule = QuorumRule.parse(self.rule)
+        if self.reviewers and rule.kind == "at_least" and int(rule.value or 0) > len(self.reviewers):
+            raise ValueError(f"rule = {self.rule!r} can never be met by a panel of {len(self.reviewers)}")
+        return self
+
+    def quorum_rule(self) -> QuorumRule:
+        """The parsed ``rule``."""
+        return QuorumRule.parse(self.rule)

@@ -1,0 +1,42 @@
+"""Built-in plugin registering the reviewers ``quorum`` (a panel of models), ``human`` and ``auto``.
+
+Registration is cheap: the factories import the review modules only when called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quorum.domain.errors import ConfigurationError
+from quorum.infrastructure.plugins.hookspecs import hookimpl
+
+
+def _quorum(context: Any) -> Any:
+    """A panel of reviewer models ([review] reviewers) voting through submit_verdict."""
+    from quorum.infrastructure.review.factory import build_quorum
+
+    reviewer = build_quorum(context)
+    if reviewer is None:
+        raise ConfigurationError("the quorum reviewer needs [review] reviewers", key="review.reviewers")
+    return reviewer
+
+
+def _human(context: Any) -> Any:
+    """Asks a person on the terminal (or decides by hil_mode / --yes); rejects when nobody can answer."""
+    from quorum.infrastructure.review.factory import build_human
+
+    return build_human(context)
+
+
+def _auto(context: Any) -> Any:
+    """Approves every call under --yes or hil_mode = auto_approve, otherwise rejects every call."""
+    from quorum.infrastructure.review.factory import build_auto
+
+    return build_auto(context)
+
+
+@hookimpl
+def quorum_register_reviewers(registry: Any) -> None:
+    registry.add("quorum", _quorum)
+    registry.add("human", _human)
+    registry.add("auto", _auto)

@@ -1,0 +1,102 @@
+"""Panel members: a reviewer model answering through ``submit_verdict``, or a plugin's reviewer.
+
+A voter never raises for its own failures: a provider error, a missing verdict or a broken plugin
+becomes an ``error`` vote, which the quorum rule does not count as cast. Timeouts are enforced by
+the caller (``QuorumReviewer``), which also turns them into error votes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from quorum.application.ports.llm import LlmGateway
+from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.domain.review import Verdict, Vote
+from quorum.domain.tools import ToolCall, ToolResultMessage
+from quorum.infrastructure.review.prompts import (
+    NUDGE,
+    REVIEWER_SYSTEM_PROMPT,
+    SUBMIT_VERDICT_SCHEMA,
+    read_verdict,
+    review_prompt,
+)
+
+
+class Voter(Protocol):
+    """One member of a review panel."""
+
+    name: str
+
+    async def vote(self, call: ToolCall, context: ReviewContext) -> Vote:
+        """This member's vote on ``call``; failures are ``error`` votes, never exceptions."""
+        ...
+
+
+def error_vote(name: str, reason: str) -> Vote:
+    return Vote(reviewer=name, verdict=Verdict.ERROR, reason=reason)
+
+
+class ModelVoter:
+    """A reviewer model (``provider:model``) voting through the ``submit_verdict`` tool.
+
+    Each call is reviewed in a fresh session, so one review never leaks into the next. The session
+    is offered ``submit_verdict`` and nothing else. An answer without a valid verdict gets one
+    nudge in the same session — a new user message repeating the request, or, when the model
+    called a tool wrongly, an error result for each of its calls followed by the request, so the
+    history stays valid — and then counts as an error vote. Text is never parsed for a verdict.
+    """
+
+    def __init__(self, gateway: LlmGateway, model_id: str, *, seat: str | None = None) -> None:
+        self.name = seat or model_id
+        self.model_id = model_id
+        self._gateway = gateway
+
+    async def vote(self, call: ToolCall, context: ReviewContext) -> Vote:
+        try:
+            session = self._gateway.session(self.model_id, REVIEWER_SYSTEM_PROMPT)
+            tools = [SUBMIT_VERDICT_SCHEMA]
+            response = await session.send_with_tools(review_prompt(call, context), tools)
+            outcome = read_verdict(response.tool_calls())
+            if isinstance(outcome, str):
+                calls = response.tool_calls()
+                if calls:
+                    results = [
+                        ToolResultMessage(
+                            tool_use_id=c.native_id, tool_name=c.name, output=outcome, is_error=True
+                        )
+                        for c in calls
+                    ]
+                    response = await session.send_tool_results(results, tools, note=NUDGE)
+                else:
+                    response = await session.send_with_tools(NUDGE, tools)
+                outcome = read_verdict(response.tool_calls())
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # provider down, missing key, script exhausted: not a verdict
+            return error_vote(self.name, f"{type(error).__name__}: {error}")
+        if isinstance(outcome, str):
+            return error_vote(self.name, f"no verdict after a reminder: {outcome}")
+        verdict, reason = outcome
+        return Vote(reviewer=self.name, verdict=verdict, reason=reason)
+
+
+class ReviewerVoter:
+    """A reviewer registered by a plugin (an ``ActionReviewer``) sitting on the panel.
+
+    Its decision becomes an approve or reject vote with the decision's reason.
+    """
+
+    def __init__(self, name: str, reviewer: ActionReviewer) -> None:
+        self.name = name
+        self._reviewer = reviewer
+
+    async def vote(self, call: ToolCall, context: ReviewContext) -> Vote:
+        try:
+            decision = await self._reviewer.review(call, context)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            return error_vote(self.name, f"{type(error).__name__}: {error}")
+        verdict = Verdict.APPROVE if decision.approved else Verdict.REJECT
+        return Vote(reviewer=self.name, verdict=verdict, reason=decision.reason)
