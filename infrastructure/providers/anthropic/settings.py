@@ -1,0 +1,31 @@
+"""``[providers.NAME]`` settings of kind ``anthropic``: the Anthropic Messages API."""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+
+from quorum.infrastructure.config.sections import Section
+
+
+class AnthropicSettings(Section):
+    """One Anthropic provider instance.
+
+    Attributes:
+        api_key: the key itself (prefer ``api_key_env``; never shown by ``config show``).
+        api_key_env: the environment variable holding the key.
+        base_url: the endpoint *without* ``/v1``; unset means the SDK default, or
+            ``ANTHROPIC_BASE_URL`` when that is set. With a base URL and no key, a placeholder key
+            is sent.
+        max_retries: retries of 408/409/429/5xx/529 and connection errors, with the SDK's backoff.
+        timeout: seconds to wait for a response (connecting is capped at 10 s).
+        max_tokens: output token cap per response (the Messages API requires one).
+        headers: extra HTTP headers sent with every request.
+    """
+
+    api_key: SecretStr | None = None
+    api_key_env: str = "ANTHROPIC_API_KEY"
+    base_url: str | None = None
+    max_retries: int = Field(2, ge=0)
+    timeout: float = Field(600.0, gt=0)
+    max_tokens: int = Field(8192, ge=1)
+    headers: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,98 @@
+"""Messages API wire format: neutral history and tools in, ``Message`` out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quorum.application.ports.llm import ToolSchemas
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.infrastructure.providers.session_base import Wire
+
+
+def tools_to_wire(tools: ToolSchemas) -> list[Wire]:
+    """Neutral schemas are already Anthropic's shape; copied so nothing else leaks in."""
+    return [
+        {
+            "name": tool["name"],
+            "description": tool.get("description", ""),
+            "input_schema": tool.get("input_schema") or {"type": "object", "properties": {}},
+        }
+        for tool in tools
+    ]
+
+
+def message_to_wire(message: Message) -> list[Wire]:
+    """One neutral message as a Messages API message; none when it has no sendable content.
+
+    Empty text blocks are dropped (the API refuses them); a message of one text is sent as a
+    plain string. Two messages of the same role in a row are merged by the API itself.
+    """
+    blocks: list[Wire] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            if block.text:
+                blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolUseBlock):
+            blocks.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
+            )
+        elif isinstance(block, ToolResultBlock):
+            blocks.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": block.tool_use_id,
+                    "content": block.content,
+                    "is_error": block.is_error,
+                }
+            )
+    if not blocks:
+        return []
+    if len(blocks) == 1 and blocks[0]["type"] == "text":
+        return [{"role": message.role, "content": blocks[0]["text"]}]
+    return [{"role": message.role, "content": blocks}]
+
+
+def build_response(
+    content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage
+) -> LlmResponse:
+    """The neutral response; shared by the plain and the streamed path so both agree exactly."""
+    has_calls = any(isinstance(b, ToolUseBlock) for b in content)
+    return LlmResponse(
+        content=tuple(content), stop_reason=stop_reason(stop, has_calls), model=model, usage=usage
+    )
+
+
+def parse_message(message: Any) -> LlmResponse:
+    """A ``Message`` as a neutral response; block types Quorum does not use are left out."""
+    content: list[ContentBlock] = []
+    for block in message.content:
+        if block.type == "text":
+            content.append(TextBlock(text=block.text))
+        elif block.type == "tool_use":
+            raw = block.input
+            content.append(
+                ToolUseBlock(id=block.id, name=block.name, input=raw if isinstance(raw, dict) else {})
+            )
+    return build_response(content, message.stop_reason, message.model or None, usage_of(message.usage))
+
+
+def stop_reason(raw: str | None, has_calls: bool) -> StopReason:
+    """``stop_reason`` as a StopReason (``stop_sequence`` is an ordinary end)."""
+    if raw == "max_tokens":
+        return StopReason.max_tokens()
+    if raw == "tool_use" or (raw is None and has_calls):
+        return StopReason.tool_use()
+    if raw in (None, "end_turn", "stop_sequence"):
+        return StopReason.end_turn()
+    return StopReason.other(raw)
+
+
+def usage_of(usage: Any) -> Usage:
+    """Tokens used; cached input counts as input."""
+    if usage is None:
+        return Usage()
+    cached = (getattr(usage, "cache_creation_input_tokens", None) or 0) + (
+        getattr(usage, "cache_read_input_tokens", None) or 0
+    )
+    return Usage(input_tokens=(usage.input_tokens or 0) + cached, output_tokens=usage.output_tokens or 0)

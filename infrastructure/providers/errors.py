@@ -1,0 +1,112 @@
+"""Translation of provider SDK exceptions into ``ProviderError``, at the edge.
+
+The openai and anthropic SDKs share one exception design (``APIStatusError`` with ``status_code``,
+``APIConnectionError`` and its subclass ``APITimeoutError``, a base ``APIError``), and both run on
+``httpx2``, whose transport errors escape unwrapped while a stream body is being read. One
+translator therefore serves both; each session hands it its SDK module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from quorum.domain.errors import ProviderError
+
+
+@dataclass(frozen=True)
+class ErrorTranslator:
+    """Knows the facts a message needs: which provider instance, model, endpoint and key variable.
+
+    Attributes:
+        provider: the instance name (``[providers.NAME]``).
+        model: the model requested.
+        base_url: the endpoint the client talks to.
+        key_env: the environment variable the key is read from (named in 401/403 messages).
+        max_retries: retries the SDK made before giving up (named in 429/5xx messages).
+        timeout: the read timeout in seconds (named in timeout messages).
+    """
+
+    provider: str
+    model: str
+    base_url: str
+    key_env: str
+    max_retries: int
+    timeout: float
+
+    def translate(self, error: BaseException, sdk: ModuleType) -> ProviderError | None:
+        """The domain error for ``error`` raised by ``sdk`` or httpx2, or None when it is foreign.
+
+        Args:
+            error: the exception caught around an SDK call or a stream read.
+            sdk: the ``openai`` or ``anthropic`` module (its exception classes are used).
+        """
+        if isinstance(error, sdk.APIStatusError):
+            return self._status(error.status_code, _server_message(error))
+        if isinstance(error, sdk.APITimeoutError):
+            return self._error(
+                f"the request to provider {self.provider!r} at {self.base_url} timed out "
+                f"after {self.timeout:g} s"
+            )
+        if isinstance(error, sdk.APIConnectionError):
+            cause = error.__cause__ or error
+            return self._error(
+                f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}"
+            )
+        if isinstance(error, sdk.APIError):  # an error event inside a stream, a malformed body
+            return self._error(f"provider {self.provider!r} returned an error: {_server_message(error)}")
+        import httpx2  # already imported by the SDK; only reached on a failure
+
+        if isinstance(error, httpx2.HTTPError):
+            return self._error(
+                f"the connection to provider {self.provider!r} at {self.base_url} was lost "
+                f"mid-response: {_describe(error)}"
+            )
+        return None
+
+    def incomplete_stream(self, detail: str) -> ProviderError:
+        """The error for a stream that ended before the response was complete."""
+        return self._error(f"the response stream of provider {self.provider!r} ended early: {detail}")
+
+    def _status(self, status: int, message: str) -> ProviderError:
+        name = self.provider
+        if status in (401, 403):
+            text = (
+                f"invalid or missing API key for provider {name!r} "
+                f"(set {self.key_env} or api_key in [providers.{name}]): HTTP {status}: {message}"
+            )
+        elif status == 404:
+            text = f"model {self.model!r} not found at provider {name!r} ({self.base_url}): {message}"
+        elif status == 429:
+            text = (
+                f"provider {name!r} is rate-limiting requests (HTTP 429) "
+                f"after {self.max_retries} retries: {message}"
+            )
+        elif status >= 500 or status in (408, 409):
+            text = f"provider {name!r} failed with HTTP {status} after {self.max_retries} retries: {message}"
+        else:
+            text = (
+                f"provider {name!r} rejected the request to model {self.model!r} (HTTP {status}): {message}"
+            )
+        return self._error(text, status)
+
+    def _error(self, message: str, status: int | None = None) -> ProviderError:
+        return ProviderError(
+            message, provider=self.provider, model=self.model, status_code=status, base_url=self.base_url
+        )
+
+
+def _server_message(error: Any) -> str:
+    """The server's own words: ``error.message`` of the JSON body when there is one."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return inner["message"]
+    return str(getattr(error, "message", None) or error)
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

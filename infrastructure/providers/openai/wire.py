@@ -1,0 +1,115 @@
+"""Chat Completions wire format: neutral history and tools in, ``ChatCompletion`` out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quorum.application.ports.llm import ToolSchemas
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.infrastructure.providers.session_base import Wire, decode_arguments
+
+ERROR_PREFIX = "Error: "
+"""Chat Completions has no error flag on tool results, so failed results say so in words."""
+
+
+def tools_to_wire(tools: ToolSchemas) -> list[Wire]:
+    """Neutral ``{"name", "description", "input_schema"}`` schemas as function tools."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool.get("input_schema") or {"type": "object", "properties": {}},
+            },
+        }
+        for tool in tools
+    ]
+
+
+def message_to_wire(message: Message) -> list[Wire]:
+    """One neutral message as Chat Completions messages.
+
+    An assistant message becomes one message with ``tool_calls``; a user message becomes one
+    ``role: "tool"`` message per result (they must directly follow the calls) and then one user
+    message for its text.
+    """
+    if message.role == "assistant":
+        text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+        calls = [_call_to_wire(b) for b in message.content if isinstance(b, ToolUseBlock)]
+        if not calls:
+            return [{"role": "assistant", "content": text}]
+        return [{"role": "assistant", "content": text or None, "tool_calls": calls}]
+    wire: list[Wire] = []
+    texts: list[str] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            content = ERROR_PREFIX + block.content if block.is_error else block.content
+            wire.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+        elif isinstance(block, TextBlock):
+            texts.append(block.text)
+    if texts:
+        wire.append({"role": "user", "content": "\n\n".join(texts)})
+    return wire
+
+
+def _call_to_wire(block: ToolUseBlock) -> Wire:
+    arguments = block.raw_input if block.input_error is not None and block.raw_input is not None else None
+    if arguments is None:
+        arguments = json.dumps(block.input, ensure_ascii=False)
+    return {"id": block.id, "type": "function", "function": {"name": block.name, "arguments": arguments}}
+
+
+def tool_use_block(call_id: str, name: str, arguments: str) -> ToolUseBlock:
+    """A ToolUseBlock from a call's id, name and argument text (malformed text is flagged)."""
+    value, error, raw = decode_arguments(arguments)
+    return ToolUseBlock(id=call_id, name=name, input=value, input_error=error, raw_input=raw)
+
+
+def build_response(
+    text: str, calls: list[ToolUseBlock], finish_reason: str | None, model: str | None, usage: Any
+) -> LlmResponse:
+    """The neutral response; shared by the plain and the streamed path so both agree exactly."""
+    content: list[ContentBlock] = [TextBlock(text=text)] if text else []
+    content.extend(calls)
+    return LlmResponse(
+        content=tuple(content),
+        stop_reason=stop_reason(finish_reason, bool(calls)),
+        model=model or None,
+        usage=_usage(usage),
+    )
+
+
+def parse_completion(completion: Any) -> LlmResponse:
+    """A ``ChatCompletion`` as a neutral response (first choice)."""
+    if not completion.choices:
+        return build_response("", [], None, completion.model, completion.usage)
+    choice = completion.choices[0]
+    message = choice.message
+    calls = [
+        tool_use_block(call.id or "", call.function.name or "", call.function.arguments or "")
+        for call in message.tool_calls or ()
+        if getattr(call, "function", None) is not None
+    ]
+    return build_response(
+        message.content or "", calls, choice.finish_reason, completion.model, completion.usage
+    )
+
+
+def stop_reason(finish_reason: str | None, has_calls: bool) -> StopReason:
+    """``finish_reason`` as a StopReason. Some compatible servers say ``stop`` with tool calls."""
+    if finish_reason == "length":
+        return StopReason.max_tokens()
+    if has_calls or finish_reason in ("tool_calls", "function_call"):
+        return StopReason.tool_use()
+    if finish_reason in (None, "stop"):
+        return StopReason.end_turn()
+    return StopReason.other(finish_reason)
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    return Usage(input_tokens=usage.prompt_tokens or 0, output_tokens=usage.completion_tokens or 0)

@@ -1,0 +1,231 @@
+"""What every chat-style provider session shares: history, the seven port methods, error edges.
+
+A concrete session supplies the wire: how one neutral ``Message`` becomes wire messages, how a
+request is made, how a response or a stream becomes an ``LlmResponse``. The neutral history is the
+truth; the wire list is kept beside it, append-only, so a turn costs the new messages only.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from types import ModuleType
+from typing import Any, Protocol
+
+from quorum.application.ports.llm import ToolSchemas
+from quorum.domain.errors import ProviderError
+from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.responses import LlmResponse, TextBlock
+from quorum.domain.streaming import StreamCompleted, StreamEvent
+from quorum.domain.tools import ToolResultMessage
+from quorum.infrastructure.providers.errors import ErrorTranslator
+
+Wire = dict[str, Any]
+
+
+class StreamAccumulator(Protocol):
+    """Turns the raw events of one streamed response into deltas, then into the final response."""
+
+    def feed(self, event: Any) -> list[StreamEvent]:
+        """Deltas carried by one raw event (often none)."""
+        ...
+
+    def finish(self) -> LlmResponse:
+        """The complete response. Raises ProviderError when the stream ended early."""
+        ...
+
+
+class ProviderSession(ABC):
+    """Base of the provider sessions: implements ``LlmSession`` over a few wire hooks.
+
+    Args:
+        model: the model name as the provider knows it.
+        system_prompt: sent with every request, not part of ``history()``.
+        history: a neutral conversation to continue (possibly from another provider).
+        errors: translates SDK exceptions into ``ProviderError``.
+        sdk: the SDK module whose exception classes ``errors`` matches against.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        system_prompt: str | None,
+        history: Sequence[Message],
+        errors: ErrorTranslator,
+        sdk: ModuleType,
+    ) -> None:
+        self._model = model
+        self._system_prompt = system_prompt
+        self._errors = errors
+        self._sdk = sdk
+        self._messages: list[Message] = []
+        self._wire: list[Wire] = self._initial_wire()
+        self._tools_source: ToolSchemas | None = None
+        self._tools_wire: list[Wire] | None = None
+        for message in history:
+            self._append(message)
+
+    # -- LlmSession ---------------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        """The model name as the provider knows it."""
+        return self._model
+
+    async def send(self, content: str) -> LlmResponse:
+        """Send user text with no tools offered."""
+        self._append_user_text(content)
+        return await self._complete(None)
+
+    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
+        """Streaming form of ``send``."""
+        self._append_user_text(content)
+        return self._stream(None)
+
+    async def send_with_tools(self, content: str, tools: ToolSchemas) -> LlmResponse:
+        """Send user text and offer ``tools``."""
+        self._append_user_text(content)
+        return await self._complete(tools)
+
+    def stream_with_tools(self, content: str, tools: ToolSchemas) -> AsyncIterator[StreamEvent]:
+        """Streaming form of ``send_with_tools``."""
+        self._append_user_text(content)
+        return self._stream(tools)
+
+    async def send_tool_results(
+        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
+    ) -> LlmResponse:
+        """Send results (they join the history first); ``tools=None`` asks for an answer without tools."""
+        self._record(results, note)
+        return await self._complete(tools)
+
+    def stream_tool_results(
+        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Streaming form of ``send_tool_results``; the results join the history at once."""
+        self._record(results, note)
+        return self._stream(tools)
+
+    def record_tool_results(self, results: Sequence[ToolResultMessage]) -> None:
+        """Append results to the history without a request."""
+        self._record(results, None)
+
+    def history(self) -> list[Message]:
+        """The conversation so far, provider-neutral (without the system prompt)."""
+        return list(self._messages)
+
+    # -- the wire hooks -------------------------------------------------------------------------
+
+    def _initial_wire(self) -> list[Wire]:
+        """Wire messages before any history (OpenAI puts the system prompt here)."""
+        return []
+
+    @abstractmethod
+    def _message_to_wire(self, message: Message) -> list[Wire]:
+        """The wire messages for one neutral message (possibly none, possibly several)."""
+
+    @abstractmethod
+    def _tools_to_wire(self, tools: ToolSchemas) -> list[Wire]:
+        """Neutral tool schemas in the provider's shape."""
+
+    @abstractmethod
+    def _request(self, tools: list[Wire] | None, tools_allowed: bool) -> dict[str, Any]:
+        """The keyword arguments of one create call (``self._wire`` holds the messages)."""
+
+    @abstractmethod
+    async def _create(self, request: dict[str, Any]) -> LlmResponse:
+        """Make a non-streaming request and parse its response."""
+
+    @abstractmethod
+    async def _open_stream(self, request: dict[str, Any]) -> Any:
+        """Start a streaming request; returns the SDK's async stream (iterable, ``close()``)."""
+
+    @abstractmethod
+    def _accumulator(self) -> StreamAccumulator:
+        """A fresh accumulator for one streamed response."""
+
+    # -- mechanics -----------------------------------------------------------------------------
+
+    def _append(self, message: Message) -> None:
+        self._messages.append(message)
+        self._wire.extend(self._message_to_wire(message))
+
+    def _append_user_text(self, content: str) -> None:
+        self._append(Message(role="user", content=(TextBlock(text=content),)))
+
+    def _record(self, results: Sequence[ToolResultMessage], note: str | None) -> None:
+        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
+        if note:
+            blocks.append(TextBlock(text=note))
+        if blocks:
+            self._append(Message(role="user", content=tuple(blocks)))
+
+    def _prepare(self, tools: ToolSchemas | None) -> dict[str, Any]:
+        """The request for this turn.
+
+        ``None`` re-sends the last tools with tool use switched off, because a history holding tool
+        calls must keep their definitions on some APIs (Anthropic's).
+        """
+        if tools is None:
+            return self._request(self._tools_wire, False)
+        if tools is not self._tools_source:  # the loop passes the same list every turn
+            self._tools_source = tools
+            self._tools_wire = self._tools_to_wire(tools) if tools else None
+        return self._request(self._tools_wire, True)
+
+    async def _complete(self, tools: ToolSchemas | None) -> LlmResponse:
+        request = self._prepare(tools)
+        try:
+            response = await self._create(request)
+        except Exception as error:
+            translated = self._translated(error)
+            if translated is error:
+                raise
+            raise translated from error
+        self._append(Message(role="assistant", content=response.content))
+        return response
+
+    async def _stream(self, tools: ToolSchemas | None) -> AsyncIterator[StreamEvent]:
+        request = self._prepare(tools)
+        accumulator = self._accumulator()
+        try:
+            stream = await self._open_stream(request)
+            try:
+                async for raw in stream:
+                    for event in accumulator.feed(raw):
+                        yield event
+            finally:
+                await stream.close()
+        except Exception as error:
+            translated = self._translated(error)
+            if translated is error:
+                raise
+            raise translated from error
+        response = accumulator.finish()
+        self._append(Message(role="assistant", content=response.content))
+        yield StreamCompleted(response=response)
+
+    def _translated(self, error: Exception) -> Exception:
+        """The domain error for ``error``, or ``error`` itself (ours, or a bug to surface as is)."""
+        if isinstance(error, ProviderError):
+            return error
+        return self._errors.translate(error, self._sdk) or error
+
+
+def decode_arguments(text: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """Parse a tool call's argument text: ``(input, input_error, raw_input)``.
+
+    Empty text means no arguments (some servers send ``""`` for parameterless tools). Text that is
+    not a JSON object yields ``({}, reason, text)`` so the model can be told and correct itself.
+    """
+    if not text.strip():
+        return {}, None, None
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        return {}, f"the arguments are not valid JSON: {error}", text
+    if not isinstance(value, dict):
+        return {}, f"the arguments must be a JSON object, got {type(value).__name__}", text
+    return value, None, None

@@ -1,0 +1,1 @@
+"""Test support: local servers speaking the providers' wire protocols, scripted per test."""
