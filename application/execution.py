@@ -11,6 +11,10 @@ from quorum.domain.messages import Message
 from quorum.domain.responses import Usage
 
 
+TurnLimitPolicy = Literal["summarize", "stop"]
+"""What happens when the tool turn limit is reached (see ExecutionParams.on_turn_limit)."""
+
+
 class ExecutionParams(BaseModel):
     """How a run behaves. Every field is settable from ``[agent]`` in quorum.toml.
 
@@ -33,7 +37,7 @@ class ExecutionParams(BaseModel):
     timeout_seconds: float = Field(300.0, gt=0)
     tool_timeout_seconds: float = Field(60.0, gt=0)
     max_parallel_tools: int = Field(8, ge=1)
-    on_turn_limit: Literal["summarize", "stop"] = "summarize"
+    on_turn_limit: TurnLimitPolicy = "summarize"
     max_rejections: int = Field(3, ge=1)
     tools: Literal["all", "low_risk_only"] = "all"
     max_total_tokens: int | None = Field(None, ge=1)

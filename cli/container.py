@@ -16,12 +16,9 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.observer import RunObserver
-from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.cli.options import AppOptions
 from quorum.domain.events import RunEvent
-from quorum.domain.review import ReviewDecision
-from quorum.domain.tools import ToolCall
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSourceContext
@@ -96,37 +93,14 @@ def build_tool_executor(
     return PluginToolExecutor(sources=sources, settings=settings.tools)
 
 
-class FailClosedReviewer:
-    """Rejects every high-risk call, saying how to approve them (used when no review is set up)."""
-
-    async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
-        return ReviewDecision(
-            approved=False,
-            decided_by="auto",
-            reason="no reviewer is available to approve high-risk calls (the user can pass --yes)",
-        )
-
-
-class AutoApproveReviewer:
-    """Approves every high-risk call (``--yes``)."""
-
-    async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
-        return ReviewDecision(approved=True, decided_by="auto", reason="approved by --yes")
-
-
 def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptions, gateway: Any) -> Any:
-    """The review pipeline from the review plugin, or a fail-closed reviewer without it."""
+    """The review pipeline (policy rules → quorum of models → human) for this invocation."""
+    from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
+
     context = ReviewerContext(
-        settings=settings,
-        gateway=gateway,
-        interactive=options.interactive,
-        auto_approve=options.yes,
+        settings=settings, gateway=gateway, interactive=options.interactive, auto_approve=options.yes
     )
-    try:
-        from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
-    except ImportError:
-        return AutoApproveReviewer() if options.yes else FailClosedReviewer()
-    return build_pipeline(context)
+    return build_pipeline(context, catalog.reviewers)
 
 
 def build_run_store(

@@ -186,7 +186,7 @@ class JsonSchema:
                 },
                 "required": [p.name for p in tool.parameters if p.required],
             }
-        return {"name": tool.name, "description": tool.description, "input_schema": schema}
+        return {"name": tool.name, "description": tool.description, "input_schema": schema, "risk": tool.risk.value}
 
     def all_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
         return [self.tool_to_schema(t) for t in spec.all()]

@@ -8,7 +8,11 @@ from quorum.domain.tools import ToolDefinition, ToolSpec
 
 
 class ToolSchemaPort(Protocol):
-    """Converts ToolDefinitions to ``{"name", "description", "input_schema"}`` dicts. Pure."""
+    """Converts ToolDefinitions to ``{"name", "description", "input_schema", "risk"}`` dicts. Pure.
+
+    ``risk`` is the tool's default risk (``"low"``/``"high"``): provider adapters send only name,
+    description and schema; offline models (the ``test`` provider) use it to pick read-only tools.
+    """
 
     def tool_to_schema(self, tool: ToolDefinition) -> dict[str, Any]:
         """The neutral schema of one tool."""

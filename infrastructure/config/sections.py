@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from quorum.application.execution import ExecutionParams
+from quorum.application.execution import ExecutionParams, TurnLimitPolicy
 
 
 class Section(BaseModel):
@@ -26,7 +26,7 @@ class AgentSettings(Section):
     timeout_seconds: float = Field(300.0, gt=0)
     tool_timeout_seconds: float = Field(60.0, gt=0)
     max_parallel_tools: int = Field(8, ge=1)
-    on_turn_limit: ExecutionParams.model_fields[on_turn_limit].annotation = "summarize"  # type: ignore[valid-type]
+    on_turn_limit: TurnLimitPolicy = "summarize"
     max_rejections: int = Field(3, ge=1)
     max_total_tokens: int | None = Field(None, ge=1)
     system_prompt: str | None = None

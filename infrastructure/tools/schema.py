@@ -19,7 +19,7 @@ _JSON_TYPES: dict[str, str] = {
 
 
 class JsonSchemaToolConverter:
-    """Implements ``ToolSchemaPort``: ``{"name", "description", "input_schema"}`` per tool.
+    """Implements ``ToolSchemaPort``: ``{"name", "description", "input_schema", "risk"}`` per tool.
 
     Tools described by ``parameters`` get an object schema with ``additionalProperties: false``;
     a tool that brings its own ``input_schema`` (MCP tools) has it passed through as a copy, with
@@ -38,7 +38,7 @@ class JsonSchemaToolConverter:
                 "required": [p.name for p in tool.parameters if p.required],
                 "additionalProperties": False,
             }
-        return {"name": tool.name, "description": tool.description, "input_schema": schema}
+        return {"name": tool.name, "description": tool.description, "input_schema": schema, "risk": tool.risk.value}
 
     def all_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
         return [self.tool_to_schema(t) for t in spec.all()]

@@ -38,7 +38,8 @@ def _example(name: str, prop: dict[str, Any]) -> Any:
         if any(word in lowered for word in _PATHISH):
             return "."
         if "pattern" in lowered or "glob" in lowered:
-            return "*"
+            described = str(prop.get("description", "")).lower()
+            return "." if "regex" in described or "regular expression" in described else "*"
         return "example"
     if kind == "integer":
         return max(1, int(prop.get("minimum", 1)))
