@@ -156,6 +156,23 @@ def rebuild_history(events: Iterable[object]) -> list[Message]:
     return builder.finish()
 
 
+def join_histories(histories: Iterable[list[Message]]) -> list[Message]:
+    """The conversation of a chain of runs (each continuing the one before), oldest first. Pure.
+
+    Where one run's history ends with a user message (tool results of a stopped run, or a task
+    the model never answered) and the next starts with its task, the two user messages are merged
+    (results first, then text), so roles keep alternating as every provider requires.
+    """
+    joined: list[Message] = []
+    for history in histories:
+        for message in history:
+            if joined and joined[-1].role == message.role == "user":
+                joined[-1] = Message(role="user", content=joined[-1].content + message.content)
+            else:
+                joined.append(message)
+    return joined
+
+
 def unanswered_calls(history: Iterable[Message]) -> list[str]:
     """Ids of tool calls not answered by the message right after theirs (empty for a valid history)."""
     messages = list(history)

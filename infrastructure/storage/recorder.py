@@ -1,0 +1,121 @@
+"""RunRecorder: the observer that writes a run's events to a run store as they happen.
+
+Events are buffered and flushed in one transaction at the next turn of the event loop
+(``loop.call_soon``), i.e. before the run awaits anything: whatever a run emitted before it waits
+on a model, a tool or a reviewer is committed, so killing the process then loses nothing. A burst
+of events emitted without yielding (a streamed chunk of text deltas, a turn's tool results) costs
+one commit instead of one each. ``run_started`` and ``run_finished`` are written at once, since a
+process may exit right after the last event without turning its loop again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunStore
+from quorum.domain.events import RunEvent, RunFinished, RunStarted
+
+
+class RunRecorder:
+    """A ``RunObserver`` recording one run (and, reused, the runs after it) into ``store``.
+
+    Never raises: the first failure of the store (disk full, log locked for longer than the busy
+    timeout) stops recording for the rest of the run, is kept in ``error`` and passed to
+    ``on_error`` (the CLI shows a warning); the run itself goes on.
+
+    Args:
+        store: where to write.
+        workspace: the directory the run's tools act in, recorded with the run.
+        config_digest: a digest of the effective configuration (never the configuration).
+        parent_run_id: the run this one continues (``--continue`` / ``--resume``).
+        on_error: called once with the exception when recording fails.
+        clock: wall-clock seconds, for event times.
+    """
+
+    def __init__(
+        self,
+        store: RunStore,
+        *,
+        workspace: str | None = None,
+        config_digest: str | None = None,
+        parent_run_id: str | None = None,
+        on_error: Callable[[Exception], None] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self._workspace = workspace
+        self._config_digest = config_digest
+        self._parent_run_id = parent_run_id
+        self._on_error = on_error
+        self._clock = clock
+        self._run_id: str | None = None
+        self._seq = 0
+        self._buffer: list[RecordedEvent] = []
+        self._flush_scheduled = False
+        self.error: Exception | None = None
+
+    @property
+    def run_id(self) -> str | None:
+        """The id of the run being (or last) recorded."""
+        return self._run_id
+
+    def on_event(self, event: RunEvent) -> None:
+        if self.error is not None:
+            return
+        at = datetime.fromtimestamp(self._clock(), UTC)
+        if isinstance(event, RunStarted):
+            self.flush()  # the rest of a previous run, if any
+            header = RunHeader(
+                run_id=event.run_id,
+                task=event.task,
+                model=event.model,
+                workspace=self._workspace,
+                config_digest=self._config_digest,
+                parent_run_id=self._parent_run_id,
+                started_at=at,
+            )
+            self._run_id, self._seq = event.run_id, 0
+            if not self._guard(self._store.start_run, header):
+                return
+        elif self._run_id is None:
+            return  # not a run we saw start
+        # model_construct: the event is already a validated, frozen domain event.
+        self._buffer.append(RecordedEvent.model_construct(seq=self._seq, at=at, event=event))
+        self._seq += 1
+        if isinstance(event, RunStarted | RunFinished):
+            self.flush()
+        elif not self._flush_scheduled:
+            self._schedule()
+
+    def flush(self) -> None:
+        """Write what is buffered now (idempotent; also what ``close`` does)."""
+        self._flush_scheduled = False
+        if not self._buffer or self._run_id is None or self.error is not None:
+            return
+        batch, self._buffer = self._buffer, []
+        self._guard(self._store.append_events, self._run_id, batch)
+
+    close = flush
+
+    def _schedule(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a synchronous caller): nothing to wait for
+            self.flush()
+            return
+        self._flush_scheduled = True
+        loop.call_soon(self.flush)
+
+    def _guard(self, write: Callable[..., None], *args: object) -> bool:
+        try:
+            write(*args)
+        except Exception as error:  # the observer contract: never raise into the run
+            self.error = error
+            self._buffer.clear()
+            if self._on_error is not None:
+                self._on_error(error)
+            return False
+        return True

@@ -1,0 +1,230 @@
+"""SqliteRunStore: the run log in one SQLite file, shared safely by concurrent runs.
+
+Durability: WAL journal with ``synchronous=NORMAL``. Every ``append_events`` is one committed
+transaction, and a commit in WAL mode has reached the OS (the WAL file) before it returns, so a
+process killed at any point, SIGKILL included, loses nothing it committed; only a power loss may
+drop the last few transactions, and the file stays consistent even then. Writers wait for each other
+(``busy_timeout``) and take the write lock up front (``BEGIN IMMEDIATE``) so no transaction has to be
+retried halfway.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from quorum.application.history import join_histories, rebuild_history
+from quorum.application.ports.run_store import (
+    INTERRUPTED,
+    RecordedEvent,
+    RunHeader,
+    RunSummary,
+    SearchHit,
+    StoreStats,
+)
+from quorum.domain.errors import ConfigurationError, RunFailure, UsageError
+from quorum.domain.events import RunEvent
+from quorum.domain.messages import Message
+from quorum.domain.responses import Usage
+from quorum.infrastructure.storage import queries
+from quorum.infrastructure.storage.projections import project
+from quorum.infrastructure.storage.schema import migrate
+
+_EVENT: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
+
+_SUMMARY = """
+SELECT r.id, r.task, r.model, r.workspace, r.config_digest, r.parent_run_id, r.started_at, r.ended_at,
+       r.stop_reason, r.detail, r.output, r.turns, r.input_tokens, r.output_tokens,
+       (SELECT COUNT(*) FROM tool_calls c WHERE c.run_id = r.id)
+FROM runs r
+"""
+
+
+def _time(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+class SqliteRunStore:
+    """A ``RunStore`` over the SQLite file at ``path`` (created, with its folder, on first use).
+
+    Construction is free: the file is opened, and migrated, by the first call that needs it.
+    Thread-safe (one connection behind a lock); processes share the file through SQLite's locks.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self._busy_timeout = busy_timeout
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._turns: dict[str, int] = {}  # current turn of runs this store writes
+
+    def __repr__(self) -> str:
+        return f"SqliteRunStore({str(self.path)!r})"
+
+    # -- connection -----------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        source = str(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as error:
+            raise ConfigurationError(f"cannot open the run log: {error}", source=source) from None
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            migrate(conn, source)
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            raise ConfigurationError(f"cannot use the run log: {error}", source=source) from None
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connect()
+            try:
+                yield conn
+            except sqlite3.Error as error:
+                raise RunFailure(f"run log {self.path}: {error}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connect()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as error:
+                raise RunFailure(f"run log {self.path}: {error}") from None
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as error:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(error, sqlite3.IntegrityError):
+                    raise UsageError(f"run log {self.path}: {error}") from None
+                if isinstance(error, sqlite3.Error):
+                    raise RunFailure(f"run log {self.path}: {error}") from None
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def start_run(self, header: RunHeader) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    header.run_id,
+                    header.task,
+                    header.model,
+                    header.workspace,
+                    header.config_digest,
+                    header.parent_run_id,
+                    header.started_at.timestamp(),
+                ),
+            )
+        self._turns[header.run_id] = 0
+
+    def append_events(self, run_id: str, events: Sequence[RecordedEvent]) -> None:
+        if not events:
+            return
+        with self._write() as conn:
+            turn = self._turns.get(run_id)
+            if turn is None:
+                row = conn.execute("SELECT turns FROM runs WHERE id = ?", (run_id,)).fetchone()
+                if row is None:
+                    raise UsageError(f"run log {self.path}: no run {run_id!r} was started")
+                turn = row[0]
+            self._turns[run_id] = project(conn, run_id, turn, events)
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def list_runs(self, limit: int = 20) -> list[RunSummary]:
+        with self._read() as conn:
+            rows = conn.execute(_SUMMARY + " ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?", (limit,))
+            return [self._summary(row) for row in rows.fetchall()]
+
+    def get_run(self, run_id: str) -> RunSummary | None:
+        with self._read() as conn:
+            row = conn.execute(_SUMMARY + " WHERE r.id = ?", (run_id,)).fetchone()
+            return None if row is None else self._summary(row)
+
+    def last_run_id(self) -> str | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1").fetchone()
+            return None if row is None else row[0]
+
+    def load_events(self, run_id: str) -> list[RecordedEvent]:
+        with self._read() as conn:
+            rows = conn.execute("SELECT seq, at, data FROM events WHERE run_id = ? ORDER BY seq", (run_id,))
+            return [
+                RecordedEvent.model_construct(seq=seq, at=_time(at), event=_EVENT.validate_json(data))
+                for seq, at, data in rows.fetchall()
+            ]
+
+    def load_history(self, run_id: str) -> list[Message]:
+        chain: list[str] = []
+        current: str | None = run_id
+        while current is not None and current not in chain:
+            run = self.get_run(current)
+            if run is None:
+                if current == run_id:
+                    raise UsageError(f"no run {run_id!r} in the run log {self.path}")
+                break  # the run it continued was deleted: continue from what is left
+            chain.append(current)
+            current = run.parent_run_id
+        return join_histories(
+            rebuild_history(e.event for e in self.load_events(rid)) for rid in reversed(chain)
+        )
+
+    def search(self, text: str, limit: int = 50) -> list[SearchHit]:
+        with self._read() as conn:
+            return queries.search(conn, text, limit)
+
+    def stats(self) -> StoreStats:
+        with self._read() as conn:
+            return queries.stats(conn)
+
+    @staticmethod
+    def _summary(row: tuple) -> RunSummary:  # type: ignore[type-arg]
+        (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
+         input_tokens, output_tokens, tool_calls) = row  # fmt: skip
+        return RunSummary(
+            run_id=run_id,
+            task=task,
+            model=model,
+            workspace=workspace,
+            config_digest=digest,
+            parent_run_id=parent,
+            started_at=_time(started),
+            ended_at=_time(ended),
+            status=stop or INTERRUPTED,
+            detail=detail,
+            output=output,
+            turns=turns,
+            tool_calls=tool_calls,
+            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+        )
