@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +53,20 @@ def script_three_turns(r: RecordedRun) -> None:
     r.tools.add("write", echo, risk=RiskLevel.HIGH)
     r.reviewer = PanelReviewer()
     r.session.script = [
-        calls(("read", {"p": "a.txt"}), ("write", {"p": "/etc/passwd"}), say="Looking at the files", usage=Usage(input_tokens=10, output_tokens=5)),
-        calls(("broken", {}), ("write", {"p": "out.txt"}), ("nope", {"x": 1}), usage=Usage(input_tokens=20, output_tokens=7)),
+        calls(
+            ("read", {"p": "a.txt"}),
+            ("write", {"p": "/etc/passwd"}),
+            say="Looking at the files",
+            usage=Usage(input_tokens=10, output_tokens=5),
+        ),
+        calls(
+            ("broken", {}),
+            ("write", {"p": "out.txt"}),
+            ("nope", {"x": 1}),
+            usage=Usage(input_tokens=20, output_tokens=7),
+        ),
         text("All done: wrote out.txt", usage=Usage(input_tokens=30, output_tokens=9)),
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -66,7 +77,7 @@ async def test_recorded_events_equal_the_emitted_events(recorded: RecordedRun, s
     stored = recorded.store.load_events("run-1")
     assert [e.event for e in stored] == recorded.seen.events
     assert [e.seq for e in stored] == list(range(len(stored)))
-    assert all(a.at <= b.at for a, b in zip(stored, stored[1:], strict=False))
+    assert all(a.at <= b.at for a, b in itertools.pairwise(stored))
 
 
 async def test_a_fresh_store_on_the_same_file_reads_the_same_run(
