@@ -38,7 +38,12 @@ class JsonSchemaToolConverter:
                 "required": [p.name for p in tool.parameters if p.required],
                 "additionalProperties": False,
             }
-        return {"name": tool.name, "description": tool.description, "input_schema": schema, "risk": tool.risk.value}
+        return {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": schema,
+            "risk": tool.risk.value,
+        }
 
     def all_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
         return [self.tool_to_schema(t) for t in spec.all()]

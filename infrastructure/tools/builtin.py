@@ -1,0 +1,182 @@
+"""``BuiltinToolSource``: the file, search and shell tools every run has, confined to the workspace."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.errors import ToolRefusedError
+from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolParameter
+from quorum.infrastructure.tools import files, search
+from quorum.infrastructure.tools.command_risk import classify_command
+from quorum.infrastructure.tools.output import cap_text
+from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell import DEFAULT_TIMEOUT, MAX_TIMEOUT, run_command
+from quorum.infrastructure.tools.workspace import Workspace
+
+LOW, HIGH = RiskLevel.LOW, RiskLevel.HIGH
+
+
+def _p(name: str, description: str, param_type: Any = "string", *, required: bool = True) -> ToolParameter:
+    return ToolParameter(name=name, description=description, param_type=param_type, required=required)
+
+
+BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
+    ToolDefinition(
+        name="read_file",
+        description="Read a text file of the workspace, optionally a range of lines.",
+        risk=LOW,
+        parameters=(
+            _p("path", "File to read.", "path"),
+            _p("offset", "First line to read, 1-based (default 1).", "integer", required=False),
+            _p("limit", "Maximum number of lines to read.", "integer", required=False),
+        ),
+    ),
+    ToolDefinition(
+        name="glob_search",
+        description="List paths matching a glob pattern such as '**/*.py'.",
+        risk=LOW,
+        parameters=(
+            _p("pattern", "Glob pattern relative to path; '**' matches any depth."),
+            _p("path", "Directory to search (default: the workspace).", "path", required=False),
+        ),
+    ),
+    ToolDefinition(
+        name="grep_search",
+        description="Search file contents with a regular expression; prints path:line: text.",
+        risk=LOW,
+        parameters=(
+            _p("pattern", "Python regular expression."),
+            _p("path", "File or directory to search (default: the workspace).", "path", required=False),
+            _p("glob", "Only files whose name matches this glob, e.g. '*.py'.", required=False),
+            _p(
+                "max_results", "Stop after this many matching lines (default 200).", "integer", required=False
+            ),
+        ),
+    ),
+    ToolDefinition(
+        name="list_dir",
+        description="List the entries of a directory.",
+        risk=LOW,
+        parameters=(_p("path", "Directory to list (default: the workspace).", "path", required=False),),
+    ),
+    ToolDefinition(
+        name="write_file",
+        description="Create or overwrite a file with the given content.",
+        risk=HIGH,
+        parameters=(_p("path", "File to write.", "path"), _p("content", "The complete new content.")),
+    ),
+    ToolDefinition(
+        name="edit_file",
+        description="Replace one exact, unique occurrence of old_text with new_text in a file.",
+        risk=HIGH,
+        parameters=(
+            _p("path", "File to edit.", "path"),
+            _p("old_text", "Text to replace; must occur exactly once."),
+            _p("new_text", "Replacement text."),
+        ),
+    ),
+    ToolDefinition(
+        name="run_command",
+        description="Run a shell command (sh -c) in the workspace; reports exit code, stdout and stderr.",
+        risk=HIGH,
+        parameters=(
+            _p("command", "The command line."),
+            _p("cwd", "Directory to run in (default: the workspace).", "path", required=False),
+            _p(
+                "timeout",
+                f"Seconds before the command is killed (default {DEFAULT_TIMEOUT:g}).",
+                "number",
+                required=False,
+            ),
+        ),
+    ),
+)
+
+
+class BuiltinToolSource:
+    """Implements ``ToolSource`` for the built-in tools.
+
+    Args:
+        workspace: the directory every path is resolved in (see ``Workspace``).
+        settings: the ``[tools]`` section; ``output_limit_bytes`` caps each output.
+        env: environment for ``run_command`` (the container's view); None inherits the process's.
+
+    File work runs in worker threads so a large read or search never blocks the event loop.
+    Expected failures (path outside the workspace, missing file, ambiguous edit, bad regex,
+    non-zero exit) are error results with a message the model can act on.
+    """
+
+    name = "builtin"
+
+    def __init__(
+        self, workspace: Path, settings: ToolsSettings | None = None, env: Mapping[str, str] | None = None
+    ) -> None:
+        self.workspace = Workspace(workspace)
+        self._settings = settings or ToolsSettings()
+        self._env = env
+        limit = self._settings.output_limit_bytes
+        ws = self.workspace
+        self._blocking: dict[str, Callable[[dict[str, Any]], str]] = {
+            "read_file": lambda a: files.read_file(ws, a, limit),
+            "write_file": lambda a: files.write_file(ws, a),
+            "edit_file": lambda a: files.edit_file(ws, a),
+            "list_dir": lambda a: files.list_dir(ws, a),
+            "glob_search": lambda a: search.glob_search(ws, a),
+            "grep_search": lambda a: search.grep_search(ws, a),
+        }
+
+    async def list_tools(self) -> Sequence[ToolDefinition]:
+        return BUILTIN_TOOLS
+
+    def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
+        if call.name == "run_command":
+            command = call.arguments.get("command")
+            if not isinstance(command, str):
+                return RiskAssessment(level=HIGH, reason="run_command without a command string")
+            return classify_command(command)
+        return RiskAssessment(
+            level=tool.risk, reason=f"{call.name} is {'read-only' if tool.risk is LOW else 'a write'}"
+        )
+
+    async def execute(self, call: ToolCall) -> ToolOutcome:
+        arguments = dict(call.arguments)
+        try:
+            if call.name == "run_command":
+                outcome = await self._run_command(arguments)
+            elif call.name in self._blocking:
+                outcome = ToolOutcome(output=await asyncio.to_thread(self._blocking[call.name], arguments))
+            else:
+                return ToolOutcome(output=f"unknown built-in tool {call.name!r}", is_error=True)
+        except ToolRefusedError as error:
+            return ToolOutcome(output=str(error), is_error=True)
+        except OSError as error:
+            return ToolOutcome(output=f"{call.name} failed: {error.strerror or error}", is_error=True)
+        return ToolOutcome(
+            output=cap_text(outcome.output, self._settings.output_limit_bytes), is_error=outcome.is_error
+        )
+
+    async def _run_command(self, arguments: dict[str, Any]) -> ToolOutcome:
+        command = arguments.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ToolRefusedError("command must be a non-empty string")
+        cwd = self.workspace.resolve(arguments.get("cwd"))
+        if not cwd.is_dir():
+            raise ToolRefusedError(f"cwd {arguments.get('cwd')!r} is not a directory")
+        timeout = arguments.get("timeout", DEFAULT_TIMEOUT)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ToolRefusedError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        return await run_command(
+            command,
+            cwd=cwd,
+            timeout=min(float(timeout), MAX_TIMEOUT),
+            # Half the budget each, less room for the headers, so stderr survives a noisy stdout.
+            limit_bytes=max(self._settings.output_limit_bytes // 2 - 100, 200),
+            env=self._env,
+        )
+
+    async def aclose(self) -> None:
+        return None

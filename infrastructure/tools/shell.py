@@ -1,0 +1,120 @@
+"""``run_command``: a shell command in the workspace, with a timeout that kills its process group."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from quorum.application.ports.tool_executor import ToolOutcome
+
+DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 600.0
+_DRAIN_AFTER_KILL = 2.0
+_POLL = 0.05
+
+
+@dataclass
+class _Capture:
+    """Keeps the first ``limit`` bytes of a stream and counts the rest, so output never piles up."""
+
+    limit: int
+    data: bytearray
+    total: int = 0
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self.total += len(chunk)
+            room = self.limit - len(self.data)
+            if room > 0:
+                self.data.extend(chunk[:room])
+
+    def text(self) -> str:
+        body = self.data.decode("utf-8", errors="replace")
+        if self.total > len(self.data):
+            body += f"\n[truncated: showed {len(self.data)} of {self.total} bytes]"
+        return body
+
+
+async def _wait_exit(
+    process: asyncio.subprocess.Process, readers: asyncio.Future[object], timeout: float
+) -> bool:
+    """Wait until the shell exits (True) or ``timeout`` passes (False).
+
+    ``Process.wait()`` also waits for the pipes to close, which a background grandchild can delay
+    for ever; ``returncode`` is set as soon as the shell itself exits, so it is watched instead,
+    waking early whenever the pipes close.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while process.returncode is None:
+        if readers.done():
+            await process.wait()
+            break
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return False
+        await asyncio.wait({readers}, timeout=min(_POLL, remaining))
+    return True
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: Path,
+    timeout: float,
+    limit_bytes: int,
+    env: Mapping[str, str] | None = None,
+) -> ToolOutcome:
+    """Run ``command`` with ``/bin/sh -c`` in ``cwd``; stdin is empty.
+
+    The child leads a new process group; on timeout or cancellation the whole group is killed, so
+    ``sleep 100 &`` style grandchildren go too. stdout and stderr are captured concurrently (a
+    chatty command cannot fill a pipe and stall) and each is capped at ``limit_bytes``. The result
+    states the exit code; a non-zero exit or a timeout is an error result.
+    """
+    process = await asyncio.create_subprocess_shell(
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        env=dict(env) if env else None,
+    )
+    out, err = _Capture(limit_bytes, bytearray()), _Capture(limit_bytes, bytearray())
+    assert process.stdout is not None and process.stderr is not None
+    readers = asyncio.ensure_future(asyncio.gather(out.drain(process.stdout), err.drain(process.stderr)))
+    try:
+        timed_out = not await _wait_exit(process, readers, timeout)
+    except BaseException:
+        _kill_group(process)
+        readers.cancel()
+        raise
+    # Background children (``sleep 100 &``) may outlive the shell and hold the pipes open; the
+    # command is over when the shell is, so its whole group goes.
+    _kill_group(process)
+    # A process that escaped the group may still hold a pipe; keep what was read by then.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(readers, _DRAIN_AFTER_KILL)
+    if process.returncode is None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)
+    parts = [f"exit code: {process.returncode}"]
+    if timed_out:
+        parts[0] = (
+            f"timed out after {timeout:g} s; the process group was killed (exit code {process.returncode})"
+        )
+    parts.append("--- stdout ---\n" + (out.text() if out.total else "(empty)"))
+    if err.total:
+        parts.append("--- stderr ---\n" + err.text())
+    return ToolOutcome(output="\n".join(parts), is_error=timed_out or process.returncode != 0)

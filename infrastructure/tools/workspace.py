@@ -1,0 +1,54 @@
+"""Workspace confinement: every path a built-in tool touches is resolved inside one directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from quorum.domain.errors import ToolRefusedError
+
+
+class Workspace:
+    """The directory built-in tools act in.
+
+    ``resolve`` accepts paths relative to the root, or absolute paths inside it. It refuses, with a
+    ``ToolRefusedError`` the model can act on, paths that climb out with ``..``, absolute paths
+    elsewhere, and paths that lead out through a symlink (checked on the fully resolved path, so
+    a link anywhere along the way counts).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+
+    def resolve(self, path: str | None, *, default: str = ".") -> Path:
+        """The real path of ``path`` inside the workspace (it need not exist)."""
+        raw = default if path is None or path == "" else str(path)
+        if "\x00" in raw:
+            raise ToolRefusedError(f"path {raw!r} contains a NUL byte")
+        candidate = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
+        joined = candidate if candidate.is_absolute() else self.root / candidate
+        lexical = Path(os.path.normpath(joined))
+        if not self._inside(lexical):
+            where = "is outside" if candidate.is_absolute() else "climbs out of"
+            raise ToolRefusedError(f"path {raw!r} {where} the workspace {self.root}; use a path inside it")
+        real = joined.resolve()
+        if not self._inside(real):
+            raise ToolRefusedError(
+                f"path {raw!r} leads outside the workspace through a symbolic link (to {real}); refused"
+            )
+        return real
+
+    def relative(self, path: Path) -> str:
+        """``path`` as shown to the model: relative to the root, ``.`` for the root itself."""
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            return str(path)
+        return str(rel) if str(rel) != "." else "."
+
+    def contains(self, path: Path) -> bool:
+        """Whether the real path of ``path`` is inside the workspace."""
+        return self._inside(path.resolve())
+
+    def _inside(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents
