@@ -37,7 +37,7 @@ DECISION_ORDER: tuple[PolicyDecision, ...] = ("deny", "ask", "allow")
 
 
 class GlobError(ValueError):
-    """A glob pattern is malformed (empty, unclosed ``[``, empty set, ``***``)."""
+    """A glob pattern is malformed (empty, an unclosed ``[``, ``***``)."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -89,9 +89,7 @@ def _char_class(pattern: str, start: int, path_like: bool) -> tuple[int, str]:
         i += 1
     if i >= len(pattern):
         raise GlobError(f"{pattern!r}: '[' at position {start} is never closed")
-    body = pattern[body_start:i]
-    if not body:
-        raise GlobError(f"{pattern!r}: empty character set at position {start}")
+    body = pattern[body_start:i]  # never empty: a leading ']' is a member
     escaped = "".join("\\" + c if c in "\\^[]" else c for c in body)
     if negate:  # a negated set never matches '/' in a path pattern, as '?' and '*' do not
         return i + 1, f"[^{escaped}{'/' if path_like else ''}]"
