@@ -35,13 +35,26 @@ class ErrorTranslator:
     max_retries: int
     timeout: float
 
-    def translate(self, error: BaseException, sdk: ModuleType) -> ProviderError | None:
+    def translate(
+        self, error: BaseException, sdk: ModuleType, *, mid_stream: bool = False
+    ) -> ProviderError | None:
         """The domain error for ``error`` raised by ``sdk`` or httpx2, or None when it is foreign.
 
         Args:
             error: the exception caught around an SDK call or a stream read.
             sdk: the ``openai`` or ``anthropic`` module (its exception classes are used).
+            mid_stream: the response had started; a transport failure now means a lost connection.
         """
+        import httpx2  # already imported by the SDK; only reached on a failure
+
+        if mid_stream and isinstance(error, sdk.APIConnectionError | httpx2.HTTPError):
+            cause = (
+                error.__cause__ if isinstance(error, sdk.APIConnectionError) and error.__cause__ else error
+            )
+            return self._error(
+                f"the connection to provider {self.provider!r} at {self.base_url} was lost "
+                f"mid-response: {_describe(cause)}"
+            )
         if isinstance(error, sdk.APIStatusError):
             return self._status(error.status_code, _server_message(error))
         if isinstance(error, sdk.APITimeoutError):
@@ -56,12 +69,9 @@ class ErrorTranslator:
             )
         if isinstance(error, sdk.APIError):  # an error event inside a stream, a malformed body
             return self._error(f"provider {self.provider!r} returned an error: {_server_message(error)}")
-        import httpx2  # already imported by the SDK; only reached on a failure
-
         if isinstance(error, httpx2.HTTPError):
             return self._error(
-                f"the connection to provider {self.provider!r} at {self.base_url} was lost "
-                f"mid-response: {_describe(error)}"
+                f"the connection to provider {self.provider!r} at {self.base_url} failed: {_describe(error)}"
             )
         return None
 

@@ -190,6 +190,7 @@ class ProviderSession(ABC):
     async def _stream(self, tools: ToolSchemas | None) -> AsyncIterator[StreamEvent]:
         request = self._prepare(tools)
         accumulator = self._accumulator()
+        stream = None
         try:
             stream = await self._open_stream(request)
             try:
@@ -199,7 +200,7 @@ class ProviderSession(ABC):
             finally:
                 await stream.close()
         except Exception as error:
-            translated = self._translated(error)
+            translated = self._translated(error, mid_stream=stream is not None)
             if translated is error:
                 raise
             raise translated from error
@@ -207,11 +208,11 @@ class ProviderSession(ABC):
         self._append(Message(role="assistant", content=response.content))
         yield StreamCompleted(response=response)
 
-    def _translated(self, error: Exception) -> Exception:
+    def _translated(self, error: Exception, *, mid_stream: bool = False) -> Exception:
         """The domain error for ``error``, or ``error`` itself (ours, or a bug to surface as is)."""
         if isinstance(error, ProviderError):
             return error
-        return self._errors.translate(error, self._sdk) or error
+        return self._errors.translate(error, self._sdk, mid_stream=mid_stream) or error
 
 
 def decode_arguments(text: str) -> tuple[dict[str, Any], str | None, str | None]:

@@ -86,7 +86,13 @@ def render(item: Any, request: Recorded) -> Reply:
     if not (request.body or {}).get("stream"):
         return JsonReply(200, message(item))
     frames = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events(item)]
-    return SseReply(frames, drop_after=item.drop_after, gate=item.gate, gate_after=item.gate_after)
+    return SseReply(
+        frames,
+        drop_after=item.drop_after,
+        end_after=item.end_after,
+        gate=item.gate,
+        gate_after=item.gate_after,
+    )
 
 
 def anthropic_server() -> ScriptedHttpServer:

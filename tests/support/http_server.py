@@ -39,6 +39,7 @@ class JsonReply:
 class SseReply:
     frames: list[str]
     drop_after: int | None = None
+    end_after: int | None = None
     gate: threading.Event | None = None
     gate_after: int = 0
 
@@ -150,6 +151,8 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.drop_after is not None and index == reply.drop_after:
                 self._drop()
                 return
+            if reply.end_after is not None and index == reply.end_after:
+                break
             if reply.gate is not None and index == reply.gate_after:
                 reply.gate.wait(10)
             data = frame.encode()

@@ -70,7 +70,13 @@ def render(item: Any, request: Recorded) -> Reply:
         return JsonReply(200, completion(item))
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     frames = [f"data: {json.dumps(c)}\n\n" for c in chunks(item, include_usage)] + ["data: [DONE]\n\n"]
-    return SseReply(frames, drop_after=item.drop_after, gate=item.gate, gate_after=item.gate_after)
+    return SseReply(
+        frames,
+        drop_after=item.drop_after,
+        end_after=item.end_after,
+        gate=item.gate,
+        gate_after=item.gate_after,
+    )
 
 
 def openai_server() -> ScriptedHttpServer:

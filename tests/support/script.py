@@ -27,6 +27,7 @@ class Turn:
         usage: (input tokens, output tokens).
         model: the model name the server reports.
         drop_after: stream only: send this many SSE frames, then drop the connection.
+        end_after: stream only: send this many SSE frames, then end the body cleanly.
         gate: stream only: after ``gate_after`` frames, wait for this event before going on.
         gate_after: see ``gate``.
         piece: size of the text/argument fragments in a stream.
@@ -38,6 +39,7 @@ class Turn:
     usage: tuple[int, int] = (12, 7)
     model: str = "m-1"
     drop_after: int | None = None
+    end_after: int | None = None
     gate: threading.Event | None = None
     gate_after: int = 2
     piece: int = 4
