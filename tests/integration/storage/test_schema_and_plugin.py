@@ -1,0 +1,165 @@
+"""Schema migrations on open, unusable files, and the ``sqlite`` store plugin."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from quorum.domain.errors import ConfigurationError
+from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.plugins.contracts import StoreContext
+from quorum.infrastructure.plugins.manager import load_plugins
+from quorum.infrastructure.storage.plugin import database_path
+from quorum.infrastructure.storage.schema import SCHEMA_VERSION
+from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
+from tests.fakes import text
+from tests.integration.storage.conftest import RecordedRun
+
+# Schema version 1 exactly as it shipped: a frozen copy, so editing migration 1 cannot hide here.
+V1 = """
+CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, workspace TEXT,
+    config_digest TEXT, started_at REAL NOT NULL, ended_at REAL, stop_reason TEXT, detail TEXT,
+    output TEXT NOT NULL DEFAULT '', turns INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE events (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, at REAL NOT NULL,
+    type TEXT NOT NULL, turn INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+CREATE TABLE tool_calls (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
+    turn INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, arguments TEXT NOT NULL,
+    risk TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+CREATE TABLE tool_results (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
+    turn INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, output TEXT NOT NULL,
+    is_error INTEGER NOT NULL, is_rejected INTEGER NOT NULL, duration_ms REAL NOT NULL,
+    PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+CREATE TABLE reviews (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
+    turn INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, approved INTEGER NOT NULL,
+    decided_by TEXT NOT NULL, rule TEXT, reason TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+CREATE TABLE votes (run_id TEXT NOT NULL, seq INTEGER NOT NULL, position INTEGER NOT NULL,
+    reviewer TEXT NOT NULL, verdict TEXT NOT NULL, reason TEXT NOT NULL, latency_ms REAL NOT NULL,
+    PRIMARY KEY (run_id, seq, position), FOREIGN KEY (run_id, seq) REFERENCES reviews(run_id, seq))
+    WITHOUT ROWID;
+CREATE INDEX tool_results_by_name ON tool_results(name);
+PRAGMA user_version = 1;
+"""
+
+
+def make_v1_log(path: Path) -> None:
+    """A version-1 log holding one finished run whose text arrived in three deltas."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.executescript(V1)
+    conn.execute(
+        "INSERT INTO runs (id, task, model, started_at, ended_at, stop_reason, output, turns) VALUES"
+        " ('old', 'an old task', 'openai:gpt-4o', 1700000000.0, 1700000005.0, 'end_turn', 'hi there', 1)"
+    )
+    events = [
+        {"type": "run_started", "run_id": "old", "model": "openai:gpt-4o", "task": "an old task"},
+        {"type": "turn_started", "turn": 1},
+        {"type": "text", "text": "hi "},
+        {"type": "text", "text": "the"},
+        {"type": "text", "text": "re"},
+        {"type": "turn_finished", "turn": 1},
+        {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there",
+         "usage": {"input_tokens": 3, "output_tokens": 2}, "detail": None},
+    ]  # fmt: skip
+    conn.executemany(
+        "INSERT INTO events (run_id, seq, at, type, turn, data) VALUES ('old', ?, ?, ?, ?, ?)",
+        [(i, 1700000000.0 + i, e["type"], 0 if i < 2 else 1, json.dumps(e)) for i, e in enumerate(events)],
+    )
+    conn.commit()
+    conn.close()
+
+
+def user_version(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        conn.close()
+
+
+async def test_a_version_1_log_is_migrated_on_open_and_keeps_its_runs(db_path: Path) -> None:
+    make_v1_log(db_path)
+    store = SqliteRunStore(db_path)
+    run = store.get_run("old")
+    assert user_version(db_path) == SCHEMA_VERSION == 2
+    assert run is not None and (run.status, run.output, run.parent_run_id) == ("end_turn", "hi there", None)
+    assert [e.event.type for e in store.load_events("old")][:3] == ["run_started", "turn_started", "text"]
+    hits = store.search("hi there")  # the old text deltas were coalesced by the migration
+    assert [(h.where, h.turn) for h in hits] == [("output", None), ("text", 1)]
+
+    cont = RecordedRun(store)
+    cont.session.script = [text("continued")]
+    await cont.run("more", run_id="new", history=tuple(store.load_history("old")), parent_run_id="old")
+    assert [m.role for m in store.load_history("new")] == ["user", "assistant", "user", "assistant"]
+    store.close()
+
+
+def test_two_stores_opening_an_old_log_at_once_migrate_it_once(db_path: Path) -> None:
+    make_v1_log(db_path)
+    barrier = threading.Barrier(2)
+    seen: list[object] = []
+
+    def open_and_search() -> None:
+        store = SqliteRunStore(db_path)
+        barrier.wait(timeout=30)
+        try:
+            seen.append(len(store.search("hi there")))
+        except Exception as error:
+            seen.append(error)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=open_and_search) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [2, 2]
+
+
+def test_a_log_from_a_newer_quorum_is_refused(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(db_path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(ConfigurationError, match="newer than this Quorum knows"):
+        SqliteRunStore(db_path).list_runs()
+
+
+def test_a_file_that_is_not_a_database_is_a_configuration_error(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    path.write_bytes(b"this is not sqlite, just text " * 100)
+    with pytest.raises(ConfigurationError, match=r"runs\.db.*not a database"):
+        SqliteRunStore(path).list_runs()
+
+
+def test_an_unwritable_location_is_a_configuration_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ConfigurationError, match="cannot open the run log"):
+        SqliteRunStore(blocker / "sub" / "runs.db").last_run_id()
+
+
+def test_the_sqlite_plugin_registers_a_lazy_store_factory(tmp_path: Path) -> None:
+    catalog = load_plugins(autoload=False)
+    entry = catalog.stores.get("sqlite")
+    assert entry is not None and entry.plugin == "quorum.sqlite"
+    path = tmp_path / "deep" / "runs.db"
+    store = entry.value(StoreContext(settings=Settings(), env={"QUORUM_DB": str(path)}))
+    assert isinstance(store, SqliteRunStore) and store.path == path
+    assert not path.parent.exists()  # nothing is opened until the store is used
+    assert store.last_run_id() is None
+    assert path.exists()
+    store.close()
+
+
+def test_the_database_path_prefers_quorum_db_then_the_setting_then_the_data_dir(tmp_path: Path) -> None:
+    configured = Settings(storage={"path": str(tmp_path / "configured.db")})
+    assert database_path(configured, {"QUORUM_DB": "/x/env.db"}, tmp_path) == Path("/x/env.db")
+    assert database_path(configured, {}, tmp_path) == tmp_path / "configured.db"
+    assert database_path(Settings(), {}, tmp_path / "data") == tmp_path / "data" / "runs.db"
+    assert database_path(None, {}).parts[-2:] == ("quorum", "runs.db")
