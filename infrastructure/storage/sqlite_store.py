@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -81,7 +82,7 @@ class SqliteRunStore:
         except (OSError, sqlite3.Error) as error:
             raise ConfigurationError(f"cannot open the run log: {error}", source=source) from None
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
+            self._enable_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, source)
@@ -93,6 +94,23 @@ class SqliteRunStore:
             raise
         self._conn = conn
         return conn
+
+    def _enable_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch the file to WAL (once per file; it persists).
+
+        SQLite does not call the busy handler for this switch, so when several processes create
+        the log at once the losers are retried here, within the same busy timeout.
+        """
+        deadline = time.monotonic() + self._busy_timeout
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
