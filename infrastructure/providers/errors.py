@@ -55,7 +55,7 @@ class ErrorTranslator:
                 f"the connection to provider {self.provider!r} at {self.base_url} was lost "
                 f"mid-response: {_describe(cause)}"
             )
-        if isinstance(error, sdk.APIStatusError):
+        if isinstance(error, sdk.APIStatusError) and not (mid_stream and error.status_code < 400):
             return self._status(error.status_code, _server_message(error))
         if isinstance(error, sdk.APITimeoutError):
             return self._error(
@@ -68,7 +68,10 @@ class ErrorTranslator:
                 f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}"
             )
         if isinstance(error, sdk.APIError):  # an error event inside a stream, a malformed body
-            return self._error(f"provider {self.provider!r} returned an error: {_server_message(error)}")
+            where = " mid-response" if mid_stream else ""
+            return self._error(
+                f"provider {self.provider!r} returned an error{where}: {_server_message(error)}"
+            )
         if isinstance(error, httpx2.HTTPError):
             return self._error(
                 f"the connection to provider {self.provider!r} at {self.base_url} failed: {_describe(error)}"

@@ -86,6 +86,9 @@ def render(item: Any, request: Recorded) -> Reply:
     if not (request.body or {}).get("stream"):
         return JsonReply(200, message(item))
     frames = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events(item)]
+    if item.error_after is not None:
+        error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        frames = [*frames[: item.error_after], f"event: error\ndata: {json.dumps(error)}\n\n"]
     return SseReply(
         frames,
         drop_after=item.drop_after,

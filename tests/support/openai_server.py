@@ -70,6 +70,9 @@ def render(item: Any, request: Recorded) -> Reply:
         return JsonReply(200, completion(item))
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     frames = [f"data: {json.dumps(c)}\n\n" for c in chunks(item, include_usage)] + ["data: [DONE]\n\n"]
+    if item.error_after is not None:
+        error = {"error": {"message": "the server had an error mid-stream", "type": "server_error"}}
+        frames = [*frames[: item.error_after], f"data: {json.dumps(error)}\n\n"]
     return SseReply(
         frames,
         drop_after=item.drop_after,

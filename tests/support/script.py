@@ -28,6 +28,7 @@ class Turn:
         model: the model name the server reports.
         drop_after: stream only: send this many SSE frames, then drop the connection.
         end_after: stream only: send this many SSE frames, then end the body cleanly.
+        error_after: stream only: send this many SSE frames, then an error event, then end.
         gate: stream only: after ``gate_after`` frames, wait for this event before going on.
         gate_after: see ``gate``.
         piece: size of the text/argument fragments in a stream.
@@ -40,6 +41,7 @@ class Turn:
     model: str = "m-1"
     drop_after: int | None = None
     end_after: int | None = None
+    error_after: int | None = None
     gate: threading.Event | None = None
     gate_after: int = 2
     piece: int = 4

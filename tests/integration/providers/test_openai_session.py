@@ -322,3 +322,11 @@ async def test_stream_ending_without_finish_reason_is_a_provider_error(
 
     with pytest.raises(ProviderError, match="ended early: no finish_reason"):
         await collect(oai.session("gpt-test").send_streaming("go"))
+
+
+async def test_error_event_inside_a_stream_is_a_provider_error(oai, oai_server: ScriptedHttpServer) -> None:
+    oai_server.enqueue(Turn(text="some text first", error_after=3))
+    with pytest.raises(
+        ProviderError, match="returned an error mid-response: the server had an error mid-stream"
+    ):
+        await collect(oai.session("gpt-test").send_streaming("go"))
