@@ -1,0 +1,192 @@
+"""``quorum logs list|show|search``: browse the run log.
+
+Human output goes to stdout; ``--json`` prints JSON lines only: ``list`` one run summary per line,
+``show`` a ``{"type": "run", ...}`` summary line followed by every event exactly as ``run --json``
+emitted it (plus ``at``, when it was recorded), ``search`` one hit per line.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quorum.cli.errors import handled
+from quorum.cli.options import AppOptions
+
+config_option = click.option(
+    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")
+
+
+def open_run_store(config_path: Path | None) -> Any:
+    """The configured run store (``[storage] backend``), even when recording is switched off.
+
+    Raises:
+        ConfigurationError: the configuration is invalid or names a backend no plugin provides.
+    """
+    from quorum.cli.container import build_container, user_data_dir
+    from quorum.domain.errors import ConfigurationError
+    from quorum.infrastructure.plugins.contracts import StoreContext
+
+    container = build_container(AppOptions(config_path=config_path))
+    settings = container.settings()
+    entry = container.catalog().stores.get(settings.storage.backend)
+    if entry is None:
+        known = ", ".join(container.catalog().stores.names()) or "none installed"
+        raise ConfigurationError(
+            f"no run-store plugin {settings.storage.backend!r} ({known})", key="storage.backend"
+        )
+    return entry.value(StoreContext(settings=settings, env=container.env(), data_dir=user_data_dir()))
+
+
+def _when(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@click.group()
+def logs() -> None:
+    """Browse recorded runs: every message, tool call, review vote and result."""
+
+
+@logs.command("list")
+@click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many runs.")
+@json_option
+@config_option
+def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
+    """List the most recent runs, newest first (``interrupted``: the run never finished)."""
+    with handled():
+        runs = open_run_store(config_path).list_runs(limit)
+    if as_json:
+        for run in runs:
+            click.echo(run.model_dump_json())
+        return
+    if not runs:
+        click.echo("no runs recorded yet", err=True)
+        return
+    click.echo(f"{'RUN':<16}  {'STARTED':<19}  {'STATUS':<11}  TURNS  CALLS  {'MODEL':<24}  TASK")
+    for r in runs:
+        click.echo(
+            f"{r.run_id:<16}  {_when(r.started_at):<19}  {r.status:<11}  {r.turns:>5}  {r.tool_calls:>5}  "
+            f"{_one_line(r.model, 24):<24}  {_one_line(r.task, 60)}"
+        )
+
+
+@logs.command("show")
+@click.argument("run_id", metavar="RUN_ID|last")
+@json_option
+@config_option
+def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
+    """Show one whole run: its turns, the model's text, each call, review vote and result."""
+    from quorum.domain.errors import UsageError
+
+    with handled():
+        store = open_run_store(config_path)
+        wanted = store.last_run_id() if run_id == "last" else run_id
+        run = store.get_run(wanted) if wanted else None
+        if run is None:
+            raise UsageError(
+                "no runs recorded yet" if wanted is None else f"no run {run_id!r} in the run log"
+            )
+        events = store.load_events(run.run_id)
+    if as_json:
+        click.echo(json.dumps({"type": "run", **run.model_dump(mode="json")}))
+        for recorded in events:
+            line = recorded.event.model_dump(mode="json")
+            line["at"] = recorded.at.isoformat().replace("+00:00", "Z")
+            click.echo(json.dumps(line, ensure_ascii=False))
+        return
+    _show_header(run)
+    _show_events(events)
+
+
+def _show_header(run: Any) -> None:
+    usage = run.usage
+    rows = [
+        ("run", run.run_id),
+        ("task", run.task),
+        ("model", run.model),
+        ("continues", run.parent_run_id),
+        ("workspace", run.workspace),
+        ("config", run.config_digest),
+        ("started", _when(run.started_at)),
+        ("ended", _when(run.ended_at) if run.ended_at else None),
+        ("status", run.status + (f" ({run.detail})" if run.detail else "")),
+        ("turns", f"{run.turns}, {run.tool_calls} tool calls"),
+        ("tokens", f"{usage.input_tokens} in, {usage.output_tokens} out"),
+    ]
+    for label, value in rows:
+        if value:
+            click.echo(f"{label + ':':<11}{value}")
+    if run.interrupted:
+        click.echo("           the run never finished: it was killed, crashed, or is still going")
+
+
+def _show_events(events: list[Any]) -> None:
+    text: list[str] = []
+
+    def flush_text() -> None:
+        if text:
+            click.echo("  model: " + "".join(text).strip().replace("\n", "\n         "))
+            text.clear()
+
+    for recorded in events:
+        event = recorded.event
+        if event.type != "text":
+            flush_text()
+        if event.type == "turn_started":
+            click.echo(f"\n── turn {event.turn} ── {_when(recorded.at)}")
+        elif event.type == "text":
+            text.append(event.text)
+        elif event.type == "tool_call":
+            arguments = json.dumps(event.arguments, ensure_ascii=False)
+            click.echo(f"  → {event.name} [{event.risk}] {arguments}  (id {event.id})")
+        elif event.type == "review":
+            verdict = "approved" if event.approved else "REJECTED"
+            rule = f", rule {event.rule}" if event.rule else ""
+            click.echo(
+                f"    review of {event.call_id}: {verdict} by {event.decided_by}{rule}: {event.reason}"
+            )
+            for vote in event.votes:
+                click.echo(f"      - {vote.reviewer}: {vote.verdict} ({vote.latency_ms:g} ms) {vote.reason}")
+        elif event.type == "tool_result":
+            state = "rejected" if event.is_rejected else ("error" if event.is_error else "ok")
+            click.echo(f"  ← {event.name} {state} in {event.duration_ms:g} ms  (id {event.call_id})")
+            for line in event.output.splitlines() or [""]:
+                click.echo(f"      {line}")
+        elif event.type == "run_finished":
+            detail = f": {event.detail}" if event.detail else ""
+            click.echo(f"\n■ {event.stop_reason} after {event.turns} turn(s){detail}")
+            if event.output:
+                click.echo(event.output)
+    flush_text()
+
+
+@logs.command("search")
+@click.argument("text")
+@click.option("-n", "limit", type=click.IntRange(min=1), default=50, show_default=True, help="Most hits.")
+@json_option
+@config_option
+def search(text: str, limit: int, as_json: bool, config_path: Path | None) -> None:
+    """Find TEXT in tasks, the model's text, tool calls and results, and review reasons."""
+    with handled():
+        hits = open_run_store(config_path).search(text, limit)
+    if as_json:
+        for hit in hits:
+            click.echo(hit.model_dump_json())
+        return
+    if not hits:
+        click.echo(f"no match for {text!r}", err=True)
+        raise SystemExit(1)
+    for hit in hits:
+        where = hit.where + (f"@{hit.turn}" if hit.turn is not None else "")
+        click.echo(f"{hit.run_id:<16}  {_when(hit.started_at)}  {where:<14}  {hit.excerpt}")

@@ -1,0 +1,50 @@
+"""``quorum stats``: totals over the run log (runs, turns, tools, reviewers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from quorum.cli.commands.logs import config_option, json_option, open_run_store
+from quorum.cli.errors import handled
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f} ms"
+
+
+@click.command()
+@json_option
+@config_option
+def stats(as_json: bool, config_path: Path | None) -> None:
+    """Runs by status, turns, tool calls by tool (error rate, median duration), reviewer approval rates."""
+    with handled():
+        totals = open_run_store(config_path).stats()
+    if as_json:
+        click.echo(totals.model_dump_json())
+        return
+    by_status = ", ".join(f"{status} {n}" for status, n in sorted(totals.runs_by_status.items()))
+    click.echo(f"runs:       {totals.runs}" + (f" ({by_status})" if by_status else ""))
+    click.echo(f"turns:      {totals.turns}")
+    click.echo(f"tool calls: {totals.tool_calls}")
+    click.echo(f"tokens:     {totals.usage.input_tokens:,} in, {totals.usage.output_tokens:,} out")
+    if totals.tools:
+        width = max(len("TOOL"), *(len(t.name) for t in totals.tools))
+        click.echo(f"\n{'TOOL':<{width}}  CALLS  ERRORS  REJECTED  ERROR RATE  MEDIAN DURATION")
+        for t in totals.tools:
+            click.echo(
+                f"{t.name:<{width}}  {t.calls:>5}  {t.errors:>6}  {t.rejected:>8}  {t.error_rate:>10.1%}  "
+                f"{_ms(t.median_duration_ms):>15}"
+            )
+    if totals.reviewers:
+        width = max(len("REVIEWER"), *(len(r.reviewer) for r in totals.reviewers))
+        click.echo(f"\n{'REVIEWER':<{width}}  VOTES  APPROVED  REJECTED  ERRORS  APPROVAL  MEDIAN LATENCY")
+        for r in totals.reviewers:
+            click.echo(
+                f"{r.reviewer:<{width}}  {r.votes:>5}  {r.approvals:>8}  {r.rejections:>8}  {r.errors:>6}  "
+                f"{r.approval_rate:>8.1%}  {_ms(r.median_latency_ms):>14}"
+            )
+    if totals.decisions_by:
+        decided = ", ".join(f"{who} {n}" for who, n in totals.decisions_by.items())
+        click.echo(f"\nreview decisions by: {decided}")
