@@ -1,0 +1,56 @@
+"""Tool lists of MCP servers kept on disk, so lazy servers can offer tools without starting."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from quorum.infrastructure.mcp.settings import McpServerSettings
+
+CACHE_VERSION = 1
+
+
+def fingerprint(settings: McpServerSettings) -> str:
+    """What identifies a server's tool list: how it is started or reached (not env or headers)."""
+    key = json.dumps([settings.command, settings.args, settings.cwd, settings.url], sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+class ToolListCache:
+    """``<dir>/<server>.json`` holding the last tool list a server reported.
+
+    Entries are plain dicts ``{"name", "description", "input_schema", "annotations"}``. A file whose
+    fingerprint no longer matches the server's settings is ignored. Writes are atomic (rename).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, server: str) -> Path:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in server)
+        return self.directory / f"{safe}.json"
+
+    def load(self, server: str, settings: McpServerSettings) -> list[dict[str, Any]] | None:
+        """The cached tools, or None when there is no usable cache."""
+        try:
+            data = json.loads(self._path(server).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if data.get("version") != CACHE_VERSION or data.get("fingerprint") != fingerprint(settings):
+            return None
+        tools = data.get("tools")
+        return tools if isinstance(tools, list) else None
+
+    def store(self, server: str, settings: McpServerSettings, tools: list[dict[str, Any]]) -> None:
+        """Write the list; a cache that cannot be written is not an error worth failing a run for."""
+        path = self._path(server)
+        payload = {"version": CACHE_VERSION, "fingerprint": fingerprint(settings), "tools": tools}
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(payload, indent=1, sort_keys=True), encoding="utf-8")
+            tmp.replace(path)

@@ -1,0 +1,420 @@
+"""``McpServerConnection``: one MCP server, started, watched, restarted once and stopped.
+
+The ``mcp`` SDK is imported here only when a server is actually started. The SDK's client is an
+anyio context manager that must be entered and left by one task, so each connection has an owner
+task that holds it open until ``aclose``; calls from any task share the one session (the SDK
+multiplexes concurrent requests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.errors import ToolSourceError
+from quorum.infrastructure.mcp.cache import ToolListCache
+from quorum.infrastructure.mcp.results import outcome_from_result
+from quorum.infrastructure.mcp.settings import McpServerSettings
+
+ServerState = Literal["idle", "starting", "running", "failed", "dead", "closed"]
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_CLOSE_GRACE = 10.0
+_CONNECTION_CLOSED = -32000
+
+
+@dataclass(frozen=True)
+class ServerTool:
+    """One tool as the server described it (live or from the cache)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool | None = None
+    destructive: bool | None = None
+
+    @classmethod
+    def from_mcp(cls, tool: Any) -> ServerTool:
+        notes = getattr(tool, "annotations", None)
+        return cls(
+            name=tool.name,
+            description=tool.description or getattr(tool, "title", None) or "",
+            input_schema=dict(tool.input_schema or {"type": "object"}),
+            read_only=getattr(notes, "read_only_hint", None),
+            destructive=getattr(notes, "destructive_hint", None),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": self.destructive},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ServerTool:
+        notes = data.get("annotations") or {}
+        return cls(
+            name=str(data["name"]),
+            description=str(data.get("description") or ""),
+            input_schema=dict(data.get("input_schema") or {"type": "object"}),
+            read_only=notes.get("readOnlyHint"),
+            destructive=notes.get("destructiveHint"),
+        )
+
+
+def expand_variables(values: Mapping[str, str], env: Mapping[str, str], *, where: str) -> dict[str, str]:
+    """``${VAR}`` in each value replaced from ``env``.
+
+    Raises:
+        ToolSourceError: a variable is not set (naming the config key), so a server is never
+            started with a silently empty token.
+    """
+    out: dict[str, str] = {}
+    for key, value in values.items():
+
+        def sub(match: re.Match[str], key: str = key) -> str:
+            name = match.group(1)
+            if name not in env:
+                raise ToolSourceError(f"{where}.{key} uses ${{{name}}}, which is not set", source=where)
+            return env[name]
+
+        out[key] = _VAR.sub(sub, value)
+    return out
+
+
+class McpServerConnection:
+    """One configured MCP server.
+
+    ``state`` is ``idle`` (not started; lazy servers wait here), ``starting``, ``running``,
+    ``failed`` (could not start; ``error`` says why, with the stderr tail), ``dead`` (was running
+    and went away), or ``closed``. A dead server is restarted once, on the next call.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        settings: McpServerSettings,
+        *,
+        env: Mapping[str, str],
+        workspace: Path,
+        cache: ToolListCache | None = None,
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self.state: ServerState = "idle"
+        self.error: str | None = None
+        self.tools: list[ServerTool] | None = None
+        self.tools_from_cache = False
+        self.start_seconds: float | None = None
+        self.restarts = 0
+        self._env = env
+        self._workspace = workspace
+        self._cache = cache
+        self._stale = False
+        self.tools_changed = asyncio.Event()
+        """Set whenever the server announces tools/list_changed (tests and UIs may wait on it)."""
+        self._client: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._errlog: Any = None
+        self._stderr_mark = 0
+
+    @property
+    def where(self) -> str:
+        return f"mcp.servers.{self.name}"
+
+    def cached_tools(self) -> list[ServerTool] | None:
+        """The tool list from the cache file, when there is one for these settings."""
+        if self._cache is None:
+            return None
+        data = self._cache.load(self.name, self.settings)
+        if data is None:
+            return None
+        try:
+            return [ServerTool.from_dict(d) for d in data]
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    async def start(self) -> None:
+        """Start the server (no-op when running) and list its tools, within ``timeout_seconds``.
+
+        Raises:
+            ToolSourceError: it failed or missed the deadline; ``error`` keeps the message.
+        """
+        async with self._lock:
+            if self.state == "running":
+                return
+            await self._start_locked()
+
+    async def tool_list(self) -> list[ServerTool]:
+        """The live tool list, refreshed if the server announced a change since the last one."""
+        if self._stale and self.state == "running":
+            try:
+                await asyncio.wait_for(self._refresh_tools(), self.settings.timeout_seconds)
+            except Exception as error:
+                self._stale = False  # keep the last list; the next change announcement retries
+                self.error = f"refreshing the tool list failed: {_describe(error)}"
+        return list(self.tools or [])
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Call ``tool`` (its original name); every failure becomes an error result, never raised."""
+        async with self._lock:
+            if self.state == "dead" and self.restarts < 1:
+                self.restarts += 1
+                with contextlib.suppress(ToolSourceError):
+                    await self._start_locked()
+            elif self.state == "idle":
+                with contextlib.suppress(ToolSourceError):
+                    await self._start_locked()
+            client = self._client if self.state == "running" else None
+        if client is None:
+            return ToolOutcome(output=self._unavailable_message(), is_error=True)
+        try:
+            result = await client.call_tool(tool, arguments)
+        except Exception as error:
+            if self._connection_lost(error):
+                self._mark_dead(f"the connection was lost during {tool!r}: {_describe(error)}")
+                return ToolOutcome(
+                    output=f"MCP server {self.name!r} died during the call to {tool!r}"
+                    f"{self._stderr_suffix()}. It will be restarted once on the next call.",
+                    is_error=True,
+                )
+            return ToolOutcome(
+                output=f"MCP server {self.name!r} failed the call to {tool!r}: {_describe(error)}",
+                is_error=True,
+            )
+        self._stderr_mark = self._stderr_size()
+        return outcome_from_result(result)
+
+    async def aclose(self) -> None:
+        """Stop the server and release its log file. Idempotent."""
+        async with self._lock:
+            await self._stop_owner()
+            self.state = "closed"
+            if self._errlog is not None:
+                name = self._errlog.name
+                self._errlog.close()
+                with contextlib.suppress(OSError):
+                    Path(name).unlink()
+                self._errlog = None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _unavailable_message(self) -> str:
+        if self.state == "dead":
+            return f"MCP server {self.name!r} died and was already restarted once: {self.error}"
+        if self.state == "closed":
+            return f"MCP server {self.name!r} is closed"
+        return f"MCP server {self.name!r} is unavailable: {self.error}"
+
+    async def _start_locked(self) -> None:
+        await self._stop_owner()
+        self.state = "starting"
+        self.error = None
+        self._stderr_mark = self._stderr_size()
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Any] = loop.create_future()
+        self._stop = asyncio.Event()
+        try:
+            self._owner = asyncio.create_task(self._own(ready, self._stop), name=f"mcp-server-{self.name}")
+            async with asyncio.timeout(self.settings.timeout_seconds):
+                self._client = await asyncio.shield(ready)
+                await self._refresh_tools()
+        except TimeoutError:
+            await self._stop_owner()
+            self._fail(f"did not start within {self.settings.timeout_seconds:g} s")
+        except ToolSourceError as error:
+            await self._stop_owner()
+            self._fail(str(error))
+        except Exception as error:
+            await self._stop_owner()
+            self._fail(f"failed to start: {_describe(error)}")
+        if getattr(self._client, "protocol_version", None) == "2026-07-28":
+            listening = asyncio.Event()
+            self._listener = asyncio.create_task(
+                self._listen(self._client, listening), name=f"mcp-listen-{self.name}"
+            )
+            # Wait for the subscription to be acknowledged, so no change announced after start is lost.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(listening.wait(), self.settings.timeout_seconds)
+        self.state = "running"
+        self.start_seconds = time.monotonic() - started
+        self._stderr_mark = self._stderr_size()
+
+    def _fail(self, message: str) -> None:
+        self.state = "failed"
+        self.error = message + self._stderr_suffix()
+        raise ToolSourceError(f"MCP server {self.name!r} {self.error}", source=self.where)
+
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        """Hold the client open until ``stop``; report how it ended."""
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                client = await self._open_client(stack)
+                ready.set_result(client)
+                await stop.wait()
+        except BaseException as error:
+            if not ready.done():
+                if isinstance(error, Exception):
+                    ready.set_exception(error)
+                else:
+                    ready.cancel()
+            elif not stop.is_set() and self._owner is asyncio.current_task():
+                self._mark_dead(f"the connection ended: {_describe(error)}")
+            if not isinstance(error, Exception):
+                raise
+
+    async def _open_client(self, stack: contextlib.AsyncExitStack) -> Any:
+        from mcp import Client, StdioServerParameters
+        from mcp.types import Implementation
+
+        settings = self.settings
+        if settings.command is not None:
+            from mcp.client.stdio import stdio_client
+
+            env = expand_variables(settings.env, self._env, where=f"{self.where}.env")
+            cwd = settings.cwd and str((self._workspace / settings.cwd).resolve())
+            params = StdioServerParameters(
+                command=settings.command, args=list(settings.args), env=env or None, cwd=cwd
+            )
+            transport = stdio_client(params, errlog=self._stderr_file())
+        else:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            headers = expand_variables(settings.headers, self._env, where=f"{self.where}.headers")
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            )
+            transport = streamable_http_client(str(settings.url), http_client=http)
+        client = Client(
+            transport,
+            message_handler=self._on_message,
+            client_info=Implementation(name="quorum", version="0.1.0"),
+        )
+        return await stack.enter_async_context(client)
+
+    async def _refresh_tools(self) -> None:
+        client = self._client
+        tools: list[ServerTool] = []
+        cursor: str | None = None
+        for _ in range(100):  # pages; a server paging for ever is cut off
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            tools.extend(ServerTool.from_mcp(t) for t in page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self._stale = False
+        self.tools = tools
+        self.tools_from_cache = False
+        if self._cache is not None:
+            self._cache.store(self.name, self.settings, [t.to_dict() for t in tools])
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
+        if method == "notifications/tools/list_changed":
+            self._mark_stale()
+
+    async def _listen(self, client: Any, listening: asyncio.Event) -> None:
+        """On 2026-07-28 connections, change notices only flow on a ``subscriptions/listen`` stream."""
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                listening.set()
+                async for _event in subscription:
+                    self._mark_stale()
+        except Exception:
+            pass  # not supported, or the server went away: plain notifications still mark changes
+        finally:
+            listening.set()
+
+    def _mark_stale(self) -> None:
+        self._stale = True
+        self.tools_changed.set()
+
+    def _connection_lost(self, error: Exception) -> bool:
+        if getattr(error, "code", None) == _CONNECTION_CLOSED:
+            return True
+        if self._owner is None or self._owner.done():
+            return True
+        names = {cls.__name__ for cls in type(error).__mro__}
+        return bool(
+            names & {"ClosedResourceError", "BrokenResourceError", "EndOfStream", "TransportError", "OSError"}
+        )
+
+    def _mark_dead(self, message: str) -> None:
+        if self.state == "running":
+            self.state = "dead"
+            self.error = message + self._stderr_suffix()
+            self._client = None
+
+    async def _stop_owner(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.cancel()
+            with contextlib.suppress(BaseException):
+                await listener
+        owner, self._owner = self._owner, None
+        self._client = None
+        if owner is None:
+            return
+        if self._stop is not None:
+            self._stop.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(owner), _CLOSE_GRACE)
+        except BaseException:
+            owner.cancel()
+            with contextlib.suppress(BaseException):
+                await owner
+
+    def _stderr_file(self) -> Any:
+        if self._errlog is None:
+            self._errlog = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the connection
+                "w+", prefix=f"quorum-mcp-{self.name}-", suffix=".log", delete=False
+            )
+        return self._errlog
+
+    def _stderr_size(self) -> int:
+        try:
+            return Path(self._errlog.name).stat().st_size if self._errlog is not None else 0
+        except OSError:
+            return 0
+
+    def stderr_tail(self, lines: int = 8, *, since: int = 0) -> str:
+        """The last lines the server wrote to stderr after byte ``since`` (stdio servers only)."""
+        if self._errlog is None:
+            return ""
+        try:
+            with open(self._errlog.name, "rb") as handle:
+                handle.seek(0, 2)
+                handle.seek(max(since, handle.tell() - 4096))
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+        kept = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
+        return "\n".join(kept[-lines:])
+
+    def _stderr_suffix(self) -> str:
+        # Only what was written since the last good answer: older noise (a tool's logged
+        # traceback) says nothing about why the server failed now.
+        tail = self.stderr_tail(since=self._stderr_mark)
+        return f"\nserver stderr (last lines):\n{tail}" if tail else ""
+
+
+def _describe(error: BaseException) -> str:
+    """A one-line description, unwrapping the exception groups anyio raises."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

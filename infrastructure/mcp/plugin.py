@@ -1,0 +1,28 @@
+"""MCP servers as a plugin (``quorum.mcp``): registers the ``mcp`` tool source.
+
+Importing this module must stay cheap: the ``mcp`` SDK is imported only when a server starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from quorum.infrastructure.plugins.contracts import ToolSourceContext
+from quorum.infrastructure.plugins.hookspecs import hookimpl
+
+
+def mcp_source_factory(context: ToolSourceContext) -> Any:
+    """Tools of the MCP servers configured under [mcp.servers]."""
+    from quorum.infrastructure.mcp.settings import McpSettings
+    from quorum.infrastructure.mcp.source import McpToolSource
+
+    settings = getattr(context.settings, "mcp", None)
+    servers = settings.servers if isinstance(settings, McpSettings) else {}
+    cache_dir = Path(context.cache_dir) / "mcp-tools" if context.cache_dir is not None else None
+    return McpToolSource(servers, env=context.env, workspace=context.workspace, cache_dir=cache_dir)
+
+
+@hookimpl
+def quorum_register_tools(registry: Any) -> None:
+    registry.add_source("mcp", mcp_source_factory)

@@ -1,0 +1,147 @@
+"""A small real MCP server for the tests and the benchmark (``python probe_server.py [options]``).
+
+Tools: ``fast`` (echo), ``slow`` (sleeps), ``barrier`` (returns only once N calls are inside it at the
+same time, proving concurrency without timing), ``boom`` (raises), ``refuse`` (ToolError),
+``image`` (a PNG), ``structured`` (structured content only), ``pid``, ``getenv``, ``grow`` (adds a
+tool and announces tools/list_changed), and annotated tools for risk.
+
+Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio; ``--fail`` write to
+stderr and exit 3 at once; ``--hang`` never answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import sys
+import time
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.types import Image
+from mcp.types import ToolAnnotations
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+server = MCPServer("probe", version="1.0")
+_barriers: dict[str, tuple[int, asyncio.Event]] = {}
+
+
+@server.tool()
+async def fast(text: str) -> str:
+    """Echo the text back."""
+    return f"echo: {text}"
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Sleep, then answer."""
+    await asyncio.sleep(seconds)
+    return f"slept {seconds}"
+
+
+@server.tool()
+async def barrier(key: str, parties: int) -> str:
+    """Return only when `parties` calls with this key are inside the tool at the same time."""
+    count, event = _barriers.get(key, (0, asyncio.Event()))
+    count += 1
+    _barriers[key] = (count, event)
+    if count >= parties:
+        event.set()
+    try:
+        await asyncio.wait_for(event.wait(), 20)
+    except TimeoutError:
+        return f"barrier {key} timed out with {_barriers[key][0]} of {parties} inside"
+    return f"barrier {key} passed by {parties}"
+
+
+@server.tool()
+async def boom() -> str:
+    """Always fails with an unexpected exception."""
+    raise RuntimeError("kaboom")
+
+
+@server.tool()
+async def refuse(reason: str) -> str:
+    """Always fails with an expected error."""
+    raise ToolError(f"refused: {reason}")
+
+
+@server.tool()
+def image() -> Image:
+    """A 1x1 PNG."""
+    return Image(data=PNG, format="png")
+
+
+@server.tool()
+async def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool()
+async def getenv(name: str) -> str:
+    """The value of an environment variable in the server process."""
+    return os.environ.get(name, "<unset>")
+
+
+@server.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Add a tool called `name` and announce that the tool list changed."""
+
+    async def added() -> str:
+        return f"I am {name}"
+
+    server.add_tool(added, name=name, description="added at run time")
+    await ctx.notify_tools_changed()
+    return f"added {name}"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+async def lookup(key: str) -> str:
+    """Read-only lookup."""
+    return f"value of {key}"
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=True))
+async def odd_read(key: str) -> str:
+    """Claims read-only but also destructive: must not be trusted as low risk."""
+    return key
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+async def wipe(key: str) -> str:
+    """Destructive."""
+    return f"wiped {key}"
+
+
+@server.tool(name="a_really_long_tool_name_that_goes_on_and_on_and_on_for_ever_and_ever")
+async def long_name() -> str:
+    """A tool whose namespaced name exceeds 64 characters."""
+    return "long"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int)
+    parser.add_argument("--fail", action="store_true")
+    parser.add_argument("--hang", action="store_true")
+    args = parser.parse_args()
+    print("probe server starting", file=sys.stderr, flush=True)
+    if args.fail:
+        print("fatal: probe configured to fail", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if args.hang:
+        time.sleep(3600)
+    if args.http:
+        server.run("streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()
