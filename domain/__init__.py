@@ -6,10 +6,14 @@ agent loop out of these words; adapters translate provider wire formats into and
 
 from quorum.domain.errors import (
     ConfigurationError,
+    InvalidArgumentsError,
     ProviderError,
     QuorumError,
     RunFailure,
+    ToolFeedback,
+    ToolRefusedError,
     ToolSourceError,
+    UnknownToolError,
     UsageError,
 )
 from quorum.domain.events import (
@@ -27,6 +31,7 @@ from quorum.domain.events import (
 )
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.model_id import ModelId
+from quorum.domain.policy import GlobError, PolicyDecision, PolicyRule
 from quorum.domain.responses import (
     ContentBlock,
     LlmResponse,
@@ -57,10 +62,14 @@ from quorum.domain.tools import (
 __all__ = [
     "ConfigurationError",
     "ContentBlock",
+    "GlobError",
+    "InvalidArgumentsError",
     "LlmResponse",
     "Message",
     "ModelId",
     "ParamType",
+    "PolicyDecision",
+    "PolicyRule",
     "ProviderError",
     "QuorumError",
     "QuorumRule",
@@ -84,7 +93,9 @@ __all__ = [
     "ToolCall",
     "ToolCallEvent",
     "ToolDefinition",
+    "ToolFeedback",
     "ToolParameter",
+    "ToolRefusedError",
     "ToolResultBlock",
     "ToolResultEvent",
     "ToolResultMessage",
@@ -93,6 +104,7 @@ __all__ = [
     "ToolUseBlock",
     "TurnFinished",
     "TurnStarted",
+    "UnknownToolError",
     "Usage",
     "UsageError",
     "Verdict",

@@ -128,7 +128,9 @@ def load_plugins(
             version = dist.version if dist is not None else None
             dist_name = dist.metadata["Name"] if dist is not None else None
             if ep.name in blocked_set:
-                infos.append(PluginInfo(ep.name, version, builtin=False, blocked=True, distribution=dist_name))
+                infos.append(
+                    PluginInfo(ep.name, version, builtin=False, blocked=True, distribution=dist_name)
+                )
                 continue
             if pm.get_plugin(ep.name) is not None:
                 continue
@@ -146,7 +148,9 @@ def load_plugins(
     except pluggy.PluginValidationError as error:
         raise ConfigurationError(f"plugin {error.plugin!r} implements an unknown hook: {error}") from error
 
-    catalog = PluginCatalog(manager=pm, plugins=infos, config_sections=ConfigSectionRegistry(reserved_sections))
+    catalog = PluginCatalog(
+        manager=pm, plugins=infos, config_sections=ConfigSectionRegistry(reserved_sections)
+    )
     call_registration_hook(pm, "quorum_register_config_sections", "registry", catalog.config_sections)
     call_registration_hook(pm, "quorum_register_providers", "registry", catalog.providers)
     call_registration_hook(pm, "quorum_register_tools", "registry", catalog.tools)
@@ -167,8 +171,9 @@ def _register(pm: pluggy.PluginManager, plugin: Any, name: str) -> None:
 def call_registration_hook(pm: pluggy.PluginManager, hook_name: str, arg: str, registry: Any) -> None:
     """Call each implementation of ``hook_name`` in turn, telling the registry who is calling."""
     caller = getattr(pm.hook, hook_name)
-    # pluggy calls the last-registered implementation first; registration order reads better.
-    for impl in reversed(caller.get_hookimpls()):
+    # get_hookimpls() is in registration order (pluggy's own calls run it backwards): built-ins
+    # register first, so a third-party plugin clashing with a built-in is the one named second.
+    for impl in caller.get_hookimpls():
         registry.current_plugin = impl.plugin_name
         kwargs = {arg: registry} if arg in impl.argnames else {}
         try:
