@@ -125,6 +125,7 @@ class McpServerConnection:
         self._client: Any = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
+        self._ready: asyncio.Future[Any] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._errlog: Any = None
@@ -226,6 +227,7 @@ class McpServerConnection:
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
+        self._ready = ready
         self._stop = asyncio.Event()
         try:
             self._owner = asyncio.create_task(self._own(ready, self._stop), name=f"mcp-server-{self.name}")
@@ -371,10 +373,12 @@ class McpServerConnection:
             return
         if self._stop is not None:
             self._stop.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(owner), _CLOSE_GRACE)
-        except BaseException:
-            owner.cancel()
+        if self._ready is not None and self._ready.done() and not self._ready.cancelled():
+            # A connected client shuts down politely (stdin closed, then signals) when told to stop.
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(owner), _CLOSE_GRACE)
+        if not owner.done():
+            owner.cancel()  # still connecting (or not stopping): nothing polite to wait for
             with contextlib.suppress(BaseException):
                 await owner
 

@@ -90,6 +90,12 @@ async def getenv(name: str) -> str:
 
 
 @server.tool()
+async def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header (streamable HTTP only)."""
+    return (ctx.headers or {}).get(name.lower(), "<absent>")
+
+
+@server.tool()
 async def grow(name: str, ctx: Context) -> str:
     """Add a tool called `name` and announce that the tool list changed."""
 
