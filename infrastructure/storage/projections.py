@@ -23,6 +23,7 @@ from quorum.domain.events import (
 
 def project(conn: sqlite3.Connection, run_id: str, turn: int, events: Sequence[RecordedEvent]) -> int:
     """Insert ``events`` of ``run_id`` (whose current turn is ``turn``); returns the turn after them."""
+    first_turn = turn
     rows: list[tuple[object, ...]] = []
     texts: dict[int, list[str]] = {}
     calls: list[tuple[object, ...]] = []
@@ -80,7 +81,8 @@ def project(conn: sqlite3.Connection, run_id: str, turn: int, events: Sequence[R
             [(run_id, t, "".join(parts)) for t, parts in texts.items()],
         )
     finished = next((e for e in events if isinstance(e.event, RunFinished)), None)
-    _update_run(conn, run_id, turn, finished)
+    if finished is not None or turn != first_turn:  # the run row changes only then
+        _update_run(conn, run_id, turn, finished)
     return turn
 
 

@@ -82,8 +82,7 @@ class RunRecorder:
                 return
         elif self._run_id is None:
             return  # not a run we saw start
-        # model_construct: the event is already a validated, frozen domain event.
-        self._buffer.append(RecordedEvent.model_construct(seq=self._seq, at=at, event=event))
+        self._buffer.append(RecordedEvent(seq=self._seq, at=at, event=event))
         self._seq += 1
         if isinstance(event, RunStarted | RunFinished):
             self.flush()

@@ -199,7 +199,7 @@ class SqliteRunStore:
         with self._read() as conn:
             rows = conn.execute("SELECT seq, at, data FROM events WHERE run_id = ? ORDER BY seq", (run_id,))
             return [
-                RecordedEvent.model_construct(seq=seq, at=_time(at), event=_EVENT.validate_json(data))
+                RecordedEvent(seq=seq, at=_time(at), event=_EVENT.validate_json(data))
                 for seq, at, data in rows.fetchall()
             ]
 
