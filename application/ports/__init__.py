@@ -3,6 +3,7 @@
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.ports.run_store import RunStore
 from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
 from quorum.application.ports.tool_schema import ToolSchemaPort
 
@@ -12,6 +13,7 @@ __all__ = [
     "LlmSession",
     "ReviewContext",
     "RunObserver",
+    "RunStore",
     "ToolExecutor",
     "ToolOutcome",
     "ToolSchemaPort",
