@@ -66,7 +66,7 @@ def build_response(
 def parse_message(message: Any) -> LlmResponse:
     """A ``Message`` as a neutral response; block types Quorum does not use are left out."""
     content: list[ContentBlock] = []
-    for block in message.content:
+    for block in message.content or ():
         if block.type == "text":
             content.append(TextBlock(text=block.text))
         elif block.type == "tool_use":

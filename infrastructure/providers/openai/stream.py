@@ -40,7 +40,7 @@ class ChatStreamAccumulator:
         if chunk.usage is not None:
             self._usage = chunk.usage
         events: list[StreamEvent] = []
-        for choice in chunk.choices:
+        for choice in chunk.choices or ():
             if choice.index not in (0, None):
                 continue
             delta = choice.delta
