@@ -242,6 +242,11 @@ class McpServerConnection:
             self._fail(str(error))
         except Exception as error:
             await self._stop_owner()
+            if getattr(error, "code", None) == _CONNECTION_CLOSED:
+                self._fail(
+                    "failed to start: it exited or closed the connection during the handshake "
+                    f"({_describe(error)})"
+                )
             self._fail(f"failed to start: {_describe(error)}")
         if getattr(self._client, "protocol_version", None) == "2026-07-28":
             listening = asyncio.Event()

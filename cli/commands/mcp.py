@@ -1,0 +1,161 @@
+"""``quorum mcp list`` and ``quorum mcp check [NAME]``: the configured MCP servers and their health."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quorum.cli.errors import handled
+from quorum.cli.options import AppOptions
+from quorum.domain.errors import RunFailure, UsageError
+
+_CONFIG = click.option(
+    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
+)
+_JSON = click.option("--json", "as_json", is_flag=True, help="One JSON object per server.")
+
+
+@click.group()
+def mcp() -> None:
+    """MCP servers configured under [mcp.servers]."""
+
+
+def _mcp_source(config_path: Path | None) -> Any:
+    """The MCP tool source the container would build, from the registered ``mcp`` plugin."""
+    from quorum.cli.container import build_container, user_data_dir, workspace_of
+    from quorum.infrastructure.plugins.contracts import ToolSourceContext
+
+    container = build_container(AppOptions(config_path=config_path))
+    settings = container.settings()
+    entry = container.catalog().tools.get("mcp")
+    if entry is None:
+        raise UsageError("the MCP plugin (quorum.mcp) is blocked or not installed")
+    context = ToolSourceContext(
+        workspace=workspace_of(settings),
+        settings=settings,
+        env=container.env(),
+        cache_dir=user_data_dir() / "cache",
+    )
+    return entry.value(context)
+
+
+def _row(connection: Any) -> dict[str, Any]:
+    tools = connection.tools
+    cached = False
+    if tools is None and connection.state == "idle":
+        tools, cached = connection.cached_tools(), True
+    settings = connection.settings
+    return {
+        "name": connection.name,
+        "transport": "stdio" if settings.command is not None else "http",
+        "target": settings.command if settings.command is not None else settings.url,
+        "lazy": settings.lazy,
+        "state": connection.state,
+        "tools": None if tools is None else len(tools),
+        "tools_cached": cached and tools is not None,
+        "start_seconds": None if connection.start_seconds is None else round(connection.start_seconds, 3),
+        "error": connection.error,
+    }
+
+
+@mcp.command("list")
+@_CONFIG
+@_JSON
+def list_servers(config_path: Path | None, as_json: bool) -> None:
+    """Servers with their state and tool count (eager servers are started, as a run would)."""
+    with handled():
+        rows = asyncio.run(_list(_mcp_source(config_path)))
+    if as_json:
+        for row in rows:
+            click.echo(json.dumps(row))
+        return
+    if not rows:
+        click.echo("no MCP servers configured ([mcp.servers.NAME] in quorum.toml)", err=True)
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        count = "?" if r["tools"] is None else f"{r['tools']}{' (cached)' if r['tools_cached'] else ''}"
+        mode = "lazy" if r["lazy"] else "eager"
+        line = f"{r['name']:<{width}}  {r['transport']:<5}  {mode:<5}  {r['state']:<8}  tools: {count}"
+        if r["start_seconds"] is not None:
+            line += f"  started in {r['start_seconds']:.2f} s"
+        click.echo(line)
+        if r["error"]:
+            click.echo(f"  {r['error'].splitlines()[0]} (details: quorum mcp check {r['name']})")
+
+
+async def _list(source: Any) -> list[dict[str, Any]]:
+    try:
+        await source.start()
+        return [_row(c) for c in source.connections.values()]
+    finally:
+        await source.aclose()
+
+
+@mcp.command("check")
+@click.argument("name", required=False)
+@_CONFIG
+@_JSON
+def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
+    """Start NAME (default: every server, lazy ones too), list its tools, report timings and errors.
+
+    Exits 1 when a server failed.
+    """
+    with handled():
+        source = _mcp_source(config_path)
+        if name is not None and name not in source.connections:
+            known = ", ".join(sorted(source.connections)) or "none configured"
+            raise UsageError(f"no MCP server named {name!r} (configured: {known})")
+        results = asyncio.run(_check(source, name))
+        for r in results:
+            if as_json:
+                click.echo(json.dumps(r))
+            elif r["ok"]:
+                click.echo(
+                    f"ok    {r['name']}: started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools"
+                )
+                for tool in r["tools"]:
+                    click.echo(f"        {tool}")
+            else:
+                click.echo(f"FAIL  {r['name']}: {r['error']}")
+        failed = [r["name"] for r in results if not r["ok"]]
+        if failed:
+            raise RunFailure(f"MCP server check failed: {', '.join(failed)}")
+
+
+async def _check(source: Any, name: str | None) -> list[dict[str, Any]]:
+    from quorum.infrastructure.mcp.naming import namespace_all
+
+    connections = [c for c in source.connections.values() if name is None or c.name == name]
+
+    async def one(connection: Any) -> dict[str, Any]:
+        began = time.monotonic()
+        try:
+            await connection.start()
+            tools = await connection.tool_list()
+        except Exception as error:
+            return {
+                "name": connection.name,
+                "ok": False,
+                "error": str(error),
+                "seconds": time.monotonic() - began,
+            }
+        return {
+            "name": connection.name,
+            "ok": True,
+            "start_seconds": round(connection.start_seconds or 0.0, 3),
+            "tools": [
+                {"name": original, "as": offered}
+                for offered, original in namespace_all(connection.name, (t.name for t in tools)).items()
+            ],
+        }
+
+    try:
+        return list(await asyncio.gather(*(one(c) for c in connections)))
+    finally:
+        await source.aclose()
