@@ -161,6 +161,7 @@ async def _execute(task: str, options: AppOptions, low_risk_only: bool, *, verbo
     finally:
         renderer.close()
         await executor.aclose()
+        await container.gateway().aclose()
         for problem in getattr(executor, "problems", ()):
             print(f"quorum: warning: {problem}", file=sys.stderr)
     if result.stop_reason == "error":

@@ -45,6 +45,14 @@ class PluginLlmGateway:
         gateway = self._gateway(parsed.provider, model_id)
         return gateway.session(parsed.model, system_prompt, history=history)
 
+    async def aclose(self) -> None:
+        """Close every provider gateway that holds connections. Idempotent."""
+        gateways, self._gateways = list(self._gateways.values()), {}
+        for gateway in gateways:
+            close = getattr(gateway, "aclose", None)
+            if close is not None:
+                await close()
+
     def _gateway(self, name: str, model_id: str) -> ProviderGateway:
         if name in self._gateways:
             return self._gateways[name]
