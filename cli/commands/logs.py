@@ -63,7 +63,10 @@ def logs() -> None:
 @json_option
 @config_option
 def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
-    """List the most recent runs, newest first (``interrupted``: the run never finished)."""
+    """List recent runs, newest first.
+
+    A run whose end was never recorded (killed, crashed, or still going) shows as ``interrupted``.
+    """
     with handled():
         runs = open_run_store(config_path).list_runs(limit)
     if as_json:
@@ -86,7 +89,11 @@ def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
 @json_option
 @config_option
 def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
-    """Show one whole run: its turns, the model's text, each call, review vote and result."""
+    """Show one run in full (``last``: the latest).
+
+    Every turn: the model's text, each tool call with its risk, the review with every vote, and
+    the result.
+    """
     from quorum.domain.errors import UsageError
 
     with handled():
@@ -177,7 +184,11 @@ def _show_events(events: list[Any]) -> None:
 @json_option
 @config_option
 def search(text: str, limit: int, as_json: bool, config_path: Path | None) -> None:
-    """Find TEXT in tasks, the model's text, tool calls and results, and review reasons."""
+    """Find TEXT in recorded runs.
+
+    Searches tasks, final answers, the model's text, tool calls and results, and review reasons
+    (case-insensitive for ASCII letters).
+    """
     with handled():
         hits = open_run_store(config_path).search(text, limit)
     if as_json:

@@ -18,7 +18,11 @@ def _ms(value: float | None) -> str:
 @json_option
 @config_option
 def stats(as_json: bool, config_path: Path | None) -> None:
-    """Runs by status, turns, tool calls by tool (error rate, median duration), reviewer approval rates."""
+    """Statistics over recorded runs.
+
+    Runs by status, turns, tool calls by tool (error rate, median duration), and each reviewer's
+    votes and approval rate.
+    """
     with handled():
         totals = open_run_store(config_path).stats()
     if as_json:
