@@ -65,7 +65,7 @@ def logs() -> None:
 def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
     """List recent runs, newest first.
 
-    A run whose end was never recorded (killed, crashed, or still going) shows as ``interrupted``.
+    A run whose end was never recorded (killed, crashed, or still going) shows as interrupted.
     """
     with handled():
         runs = open_run_store(config_path).list_runs(limit)
@@ -89,7 +89,7 @@ def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
 @json_option
 @config_option
 def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
-    """Show one run in full (``last``: the latest).
+    """Show one run in full (RUN_ID, or last for the latest).
 
     Every turn: the model's text, each tool call with its risk, the review with every vote, and
     the result.
