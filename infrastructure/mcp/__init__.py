@@ -1,1 +1,9 @@
-"""mcp."""
+"""MCP servers as a tool source (the ``quorum.mcp`` plugin).
+
+- ``source.McpToolSource`` — one ``ToolSource`` over every ``[mcp.servers.NAME]``.
+- ``connection.McpServerConnection`` — one server: start deadline, death, one restart, list changes.
+- ``naming``, ``results``, ``cache`` — tool names, result conversion, the on-disk tool-list cache.
+- ``plugin`` — registers the ``mcp`` source factory.
+
+The ``mcp`` SDK is imported only when a server starts; nothing here imports it at module level.
+"""
