@@ -19,7 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict
+
+from quorum.application.ports.run_store import RunStore
 from quorum.application.use_cases.run_agent import TURN_LIMIT_NOTE
+from quorum.domain.errors import UsageError
 from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.responses import TextBlock, ToolUseBlock
@@ -185,3 +189,44 @@ def unanswered_calls(history: Iterable[Message]) -> list[str]:
         answered = {b.tool_use_id for b in following if isinstance(b, ToolResultBlock)}
         missing.extend(i for i in ids if i not in answered)
     return missing
+
+
+class Continuation(BaseModel):
+    """What ``--continue`` / ``--resume`` needs to go on with a recorded run.
+
+    Attributes:
+        parent_run_id: the run continued (give it to the recorder of the new run).
+        model: the model id the run used (the default for the new run).
+        task: the run's task.
+        status: how the run ended (``interrupted`` if it never did).
+        history: the whole conversation so far, valid for any provider.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    parent_run_id: str
+    model: str
+    task: str
+    status: str
+    history: tuple[Message, ...]
+
+
+def continuation(store: RunStore, run_id: str | None = None) -> Continuation:
+    """How to continue ``run_id``, or the latest run when None (``--continue``).
+
+    Raises:
+        UsageError: the log is empty, or has no run with that id.
+    """
+    wanted = store.last_run_id() if run_id is None else run_id
+    if wanted is None:
+        raise UsageError("there is no run to continue: the run log is empty")
+    run = store.get_run(wanted)
+    if run is None:
+        raise UsageError(f"there is no run {wanted!r} to resume in the run log")
+    return Continuation(
+        parent_run_id=run.run_id,
+        model=run.model,
+        task=run.task,
+        status=run.status,
+        history=tuple(store.load_history(run.run_id)),
+    )

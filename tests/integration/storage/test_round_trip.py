@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from quorum.application.history import unanswered_calls
+from quorum.application.history import continuation, unanswered_calls
 from quorum.domain.errors import UsageError
 from quorum.domain.messages import Message
 from quorum.domain.responses import TextBlock, Usage
@@ -244,3 +244,19 @@ async def test_a_run_id_cannot_be_recorded_twice(recorded: RecordedRun) -> None:
     assert result.output == "two"  # recording failures never stop a run
     assert isinstance(again.recorder.error, UsageError)  # type: ignore[union-attr]
     assert recorded.store.get_run("run-1").output == "one"  # type: ignore[union-attr]
+
+
+async def test_continuation_of_the_last_run_or_a_named_one(store: SqliteRunStore) -> None:
+    with pytest.raises(UsageError, match="the run log is empty"):
+        continuation(store)
+    for run_id, answer in (("run-a", "first"), ("run-b", "second")):
+        r = RecordedRun(store)
+        r.session.script = [text(answer)]
+        await r.run(f"task of {run_id}", run_id=run_id)
+    last = continuation(store)
+    assert (last.parent_run_id, last.model, last.task) == ("run-b", "fake:model", "task of run-b")
+    assert last.status == "end_turn"
+    assert last.history[-1] == Message(role="assistant", content=(TextBlock(text="second"),))
+    assert continuation(store, "run-a").history == tuple(store.load_history("run-a"))
+    with pytest.raises(UsageError, match="no run 'zzz'"):
+        continuation(store, "zzz")
