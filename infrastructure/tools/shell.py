@@ -62,6 +62,12 @@ async def _wait_exit(
     return True
 
 
+def _consume(future: asyncio.Future[object]) -> None:
+    """Mark an abandoned future's outcome as seen (no "exception was never retrieved" noise)."""
+    if not future.cancelled():
+        future.exception()
+
+
 def _kill_group(process: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -99,13 +105,16 @@ async def run_command(
     except BaseException:
         _kill_group(process)
         readers.cancel()
+        readers.add_done_callback(_consume)
         raise
     # Background children (``sleep 100 &``) may outlive the shell and hold the pipes open; the
     # command is over when the shell is, so its whole group goes.
     _kill_group(process)
     # A process that escaped the group may still hold a pipe; keep what was read by then.
-    with contextlib.suppress(TimeoutError):
+    try:
         await asyncio.wait_for(readers, _DRAIN_AFTER_KILL)
+    except TimeoutError:
+        readers.add_done_callback(_consume)
     if process.returncode is None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)

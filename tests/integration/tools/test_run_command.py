@@ -17,11 +17,18 @@ async def run(source: BuiltinToolSource, **arguments: object) -> ToolOutcome:
     return await source.execute(ToolCall(native_id="c", name="run_command", arguments=arguments))
 
 
+async def wait_dead(pid: int) -> None:
+    """SIGKILL is delivered asynchronously: the pipes close a moment before the process is a zombie."""
+    async with asyncio.timeout(10):
+        while not dead(pid):
+            await asyncio.sleep(0.01)
+
+
 def dead(pid: int) -> bool:
     """Gone, or a zombie waiting for a parent that is not us to reap it."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # ESRCH while the process is exiting
         return True
     return "State:\tZ" in status
 
@@ -56,7 +63,7 @@ async def test_timeout_kills_the_whole_process_group(source: BuiltinToolSource, 
     assert outcome.is_error
     assert outcome.output.startswith("timed out after 1 s; the process group was killed")
     assert "started" in outcome.output
-    assert dead(int(pid_file.read_text()))
+    await wait_dead(int(pid_file.read_text()))
 
 
 async def test_background_children_do_not_hold_the_call_open(
@@ -65,7 +72,7 @@ async def test_background_children_do_not_hold_the_call_open(
     pid_file = workspace / "bg.pid"
     outcome = await run(source, command=f"sleep 300 & echo $! > {pid_file}; echo done", timeout=120)
     assert outcome == ToolOutcome(output="exit code: 0\n--- stdout ---\ndone\n")
-    assert dead(int(pid_file.read_text()))
+    await wait_dead(int(pid_file.read_text()))
 
 
 async def test_cancellation_kills_the_process_group(source: BuiltinToolSource, workspace: Path) -> None:
@@ -77,10 +84,7 @@ async def test_cancellation_kills_the_process_group(source: BuiltinToolSource, w
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    pid = int(pid_file.read_text())
-    async with asyncio.timeout(10):
-        while not dead(pid):  # SIGKILL delivery is asynchronous
-            await asyncio.sleep(0.01)
+    await wait_dead(int(pid_file.read_text()))
 
 
 async def test_bad_arguments_are_refused(source: BuiltinToolSource) -> None:
