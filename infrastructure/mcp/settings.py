@@ -9,7 +9,17 @@ from quorum.infrastructure.config.sections import Section
 
 
 class McpServerSettings(Section):
-    """One MCP server: ``command``/``args``/``env``/``cwd`` (stdio) or ``url``/``headers`` (HTTP)."""
+    """One MCP server: ``command``/``args``/``env``/``cwd`` (stdio) or ``url``/``headers`` (HTTP).
+
+    Attributes:
+        env, headers: ``${VAR}`` is replaced from the environment; an unset variable fails the server.
+        cwd: working directory of a stdio server; relative paths are taken from the workspace.
+        lazy: start on the first call of one of its tools (its list comes from the cache file).
+        timeout_seconds: deadline for starting (connect, handshake, first tool list) and for
+            refreshing the tool list. Calls are bounded by ``[agent] tool_timeout_seconds``.
+        risk: risk of its tools that carry no read-only annotation (default: high).
+        enabled_tools, disabled_tools: globs over the server's own tool names.
+    """
 
     command: str | None = None
     args: list[str] = Field(default_factory=list)
