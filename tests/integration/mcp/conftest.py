@@ -33,28 +33,34 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def http_probe_url() -> Iterator[str]:
-    """The probe server over streamable HTTP on 127.0.0.1, for the whole module."""
-    port = _free_port()
+def start_http_probe(url: str | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """The probe server over streamable HTTP (on ``url``'s port, or a free one), once it listens."""
+    port = int(url.rsplit(":", 1)[1].split("/")[0]) if url else _free_port()
     process = subprocess.Popen(
         [sys.executable, str(PROBE), "--http", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    deadline = time.monotonic() + 30
+    while True:  # wait for the listening socket (a readiness condition, not a timed sleep)
+        if process.poll() is not None:
+            raise RuntimeError(f"probe HTTP server exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, f"http://127.0.0.1:{port}/mcp"
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def http_probe_url() -> Iterator[str]:
+    """The probe server over streamable HTTP on 127.0.0.1, for the whole module."""
+    process, url = start_http_probe()
     try:
-        deadline = time.monotonic() + 30
-        while True:  # wait for the listening socket (a readiness condition, not a timed sleep)
-            if process.poll() is not None:
-                raise RuntimeError(f"probe HTTP server exited with {process.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         process.terminate()
         process.wait(10)

@@ -7,8 +7,9 @@ import os
 import signal
 from pathlib import Path
 
+from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
-from tests.integration.mcp.conftest import call, probe
+from tests.integration.mcp.conftest import call, probe, start_http_probe
 
 
 async def kill_during_a_call(source: McpToolSource, server: str) -> str:
@@ -92,3 +93,25 @@ async def test_a_lazy_server_that_fails_answers_with_a_clear_error(tmp_path: Pat
         assert broken.connections["lz"].state == "failed"
     finally:
         await broken.aclose()
+
+
+async def test_http_server_killed_mid_call_then_reconnected_once_it_is_back() -> None:
+    process, url = start_http_probe()
+    source = McpToolSource({"w": McpServerSettings(url=url, timeout_seconds=10)})
+    try:
+        await source.list_tools()
+        slow = asyncio.create_task(call(source, "mcp__w__slow", seconds=60))
+        assert not (
+            await call(source, "mcp__w__fast", text="in flight")
+        ).is_error  # the session is busy with slow
+        process.kill()
+        process.wait(10)
+        died = await asyncio.wait_for(slow, 30)
+        assert died.is_error and "MCP server 'w' died during the call to 'slow'" in died.output
+        process, _ = start_http_probe(url)
+        assert (await call(source, "mcp__w__fast", text="back")).output == "echo: back"
+        assert (source.connections["w"].state, source.connections["w"].restarts) == ("running", 1)
+    finally:
+        await source.aclose()
+        process.kill()
+        process.wait(10)
