@@ -1,10 +1,17 @@
-"""Read queries over the run log's projections: text search and statistics."""
+"""Read queries over the run log's events: text search and statistics.
+
+Both scan the events with SQLite's JSON functions rather than keep extra tables up to date on
+every commit: writes stay cheap (decision 031), and a local log of many thousands of runs is still
+scanned in well under a second.
+"""
 
 from __future__ import annotations
 
 import sqlite3
 import statistics
+from collections import defaultdict
 from datetime import UTC, datetime
+from typing import Any
 
 from quorum.application.ports.run_store import (
     INTERRUPTED,
@@ -18,14 +25,22 @@ from quorum.domain.responses import Usage
 _SOURCES = (
     ("task", "SELECT id AS run_id, NULL AS turn, task AS body FROM runs"),
     ("output", "SELECT id AS run_id, NULL AS turn, output AS body FROM runs"),
-    ("text", "SELECT run_id, turn, text AS body FROM turn_texts"),
-    ("tool_call", "SELECT run_id, turn, name || ' ' || arguments AS body FROM tool_calls"),
-    ("tool_result", "SELECT run_id, turn, output AS body FROM tool_results"),
-    ("review", "SELECT run_id, turn, reason AS body FROM reviews"),
-    ("review", "SELECT v.run_id AS run_id, r.turn AS turn, v.reviewer || ': ' || v.reason AS body"
-     " FROM votes v JOIN reviews r ON r.run_id = v.run_id AND r.seq = v.seq"),
+    ("tool_call", "SELECT run_id, turn,"
+     " json_extract(data, '$.name') || ' ' || json_extract(data, '$.arguments') AS body"
+     " FROM events WHERE type = 'tool_call'"),
+    ("tool_result", "SELECT run_id, turn, json_extract(data, '$.output') AS body FROM events"
+     " WHERE type = 'tool_result'"),
+    ("review", "SELECT run_id, turn, json_extract(data, '$.reason') AS body FROM events"
+     " WHERE type = 'review'"),
+    ("review", "SELECT e.run_id AS run_id, e.turn AS turn,"
+     " json_extract(v.value, '$.reviewer') || ': ' || json_extract(v.value, '$.reason') AS body"
+     " FROM events e, json_each(e.data, '$.votes') v WHERE e.type = 'review'"),
 )  # fmt: skip
-"""(where, SQL selecting run_id, turn and the searched body) of every searchable text."""
+"""(where, SQL selecting run_id, turn and the searched body) of every searchable text but the model's."""
+
+_ORDER = {
+    where: i for i, where in enumerate(("task", "text", "tool_call", "tool_result", "review", "output"))
+}
 
 EXCERPT = 60
 """Characters of context shown on each side of a match."""
@@ -38,11 +53,33 @@ def _like(text: str) -> str:
 
 def _excerpt(haystack: str, needle: str) -> str:
     at = haystack.lower().find(needle.lower())
-    if at < 0:  # LIKE folds ASCII case only; lower() may disagree on other scripts
-        at = 0
-    start, end = max(0, at - EXCERPT), min(len(haystack), at + len(needle) + EXCERPT)
+    start, end = max(0, at - EXCERPT), min(len(haystack), max(at, 0) + len(needle) + EXCERPT)
     text = " ".join(haystack[start:end].split())
     return ("…" if start > 0 else "") + text + ("…" if end < len(haystack) else "")
+
+
+def _model_text_matches(conn: sqlite3.Connection, needle: str) -> list[tuple[str, str, int, str]]:
+    """Turns whose coalesced model text contains ``needle`` (a match may span text deltas)."""
+    wanted = needle.lower()
+    hits: list[tuple[str, str, int, str]] = []
+    current: tuple[str, int] | None = None
+    parts: list[str] = []
+
+    def close() -> None:
+        if current is not None and wanted in (body := "".join(parts)).lower():
+            hits.append(("text", current[0], current[1], body))
+
+    rows = conn.execute(
+        "SELECT run_id, turn, json_extract(data, '$.text') FROM events WHERE type = 'text'"
+        " ORDER BY run_id, seq"
+    )
+    for run_id, turn, piece in rows:
+        if (run_id, turn) != current:
+            close()
+            current, parts = (run_id, turn), []
+        parts.append(piece)
+    close()
+    return hits
 
 
 def search(conn: sqlite3.Connection, text: str, limit: int) -> list[SearchHit]:
@@ -50,30 +87,92 @@ def search(conn: sqlite3.Connection, text: str, limit: int) -> list[SearchHit]:
     if not text:
         return []
     union = " UNION ALL ".join(
-        f"SELECT '{where}' AS src, {i} AS k, s.run_id, s.turn, s.body FROM ({sql}) AS s"
-        f" WHERE body LIKE :pattern ESCAPE '\\'"
-        for i, (where, sql) in enumerate(_SOURCES)
+        f"SELECT '{where}', s.run_id, s.turn, s.body FROM ({sql}) AS s WHERE s.body LIKE :pattern ESCAPE '\\'"
+        for where, sql in _SOURCES
     )
-    sql = (
-        f"SELECT m.src, m.run_id, m.turn, m.body, r.started_at FROM ({union}) m"
-        " JOIN runs r ON r.id = m.run_id"
-        " ORDER BY r.started_at DESC, r.rowid DESC, COALESCE(m.turn, 0), m.k LIMIT :limit"
-    )
-    rows = conn.execute(sql, {"pattern": _like(text), "limit": limit}).fetchall()
+    found: list[tuple[Any, ...]] = conn.execute(union, {"pattern": _like(text)}).fetchall()
+    found += _model_text_matches(conn, text)
+    if not found:
+        return []
+    ids = sorted({row[1] for row in found})
+    runs = {
+        run_id: (started, rowid)
+        for run_id, started, rowid in conn.execute(
+            f"SELECT id, started_at, rowid FROM runs WHERE id IN ({','.join('?' * len(ids))})", ids
+        )
+    }
+    found.sort(key=lambda r: (-runs[r[1]][0], -runs[r[1]][1], r[2] or 0, _ORDER[r[0]]))
     return [
         SearchHit(
             run_id=run_id,
-            started_at=datetime.fromtimestamp(started, UTC),
+            started_at=datetime.fromtimestamp(runs[run_id][0], UTC),
             where=where,
             turn=turn,
             excerpt=_excerpt(body, text),
         )
-        for where, run_id, turn, body, started in rows
+        for where, run_id, turn, body in found[:limit]
     ]
 
 
 def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 3) if values else None
+
+
+def _tool_stats(conn: sqlite3.Connection) -> tuple[ToolStats, ...]:
+    calls: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # calls, errors, rejected
+    durations: dict[str, list[float]] = defaultdict(list)
+    for name, is_error, is_rejected, duration in conn.execute(
+        "SELECT json_extract(data, '$.name'), json_extract(data, '$.is_error'),"
+        " json_extract(data, '$.is_rejected'), json_extract(data, '$.duration_ms')"
+        " FROM events WHERE type = 'tool_result'"
+    ):
+        counts = calls[name]
+        counts[0] += 1
+        counts[1] += is_error
+        counts[2] += is_rejected
+        if not is_rejected and duration:  # rejected and unexecuted calls took no time of their own
+            durations[name].append(duration)
+    ranked = sorted(calls.items(), key=lambda item: (-item[1][0], item[0]))
+    return tuple(
+        ToolStats(
+            name=name,
+            calls=n,
+            errors=errors,
+            rejected=rejected,
+            error_rate=round(errors / n, 4),
+            median_duration_ms=_median(durations[name]),
+        )
+        for name, (n, errors, rejected) in ranked
+    )
+
+
+def _reviewer_stats(conn: sqlite3.Connection) -> tuple[ReviewerStats, ...]:
+    verdicts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    latencies: dict[str, list[float]] = defaultdict(list)
+    for reviewer, verdict, latency in conn.execute(
+        "SELECT json_extract(v.value, '$.reviewer'), json_extract(v.value, '$.verdict'),"
+        " json_extract(v.value, '$.latency_ms') FROM events e, json_each(e.data, '$.votes') v"
+        " WHERE e.type = 'review'"
+    ):
+        verdicts[reviewer][verdict] += 1
+        if latency is not None:
+            latencies[reviewer].append(latency)
+    result = []
+    for reviewer in sorted(verdicts):
+        counts = verdicts[reviewer]
+        votes = sum(counts.values())
+        result.append(
+            ReviewerStats(
+                reviewer=reviewer,
+                votes=votes,
+                approvals=counts["approve"],
+                rejections=counts["reject"],
+                errors=votes - counts["approve"] - counts["reject"],
+                approval_rate=round(counts["approve"] / votes, 4),
+                median_latency_ms=_median(latencies[reviewer]),
+            )
+        )
+    return tuple(result)
 
 
 def stats(conn: sqlite3.Connection) -> StoreStats:
@@ -86,52 +185,20 @@ def stats(conn: sqlite3.Connection) -> StoreStats:
         "SELECT COUNT(*), COALESCE(SUM(turns), 0), COALESCE(SUM(input_tokens), 0),"
         " COALESCE(SUM(output_tokens), 0) FROM runs"
     ).fetchone()
-    durations: dict[str, list[float]] = {}
-    for name, duration in conn.execute(
-        "SELECT name, duration_ms FROM tool_results WHERE is_rejected = 0 AND duration_ms > 0"
-    ):
-        durations.setdefault(name, []).append(duration)
-    tools = tuple(
-        ToolStats(
-            name=name,
-            calls=calls,
-            errors=errors,
-            rejected=rejected,
-            error_rate=round(errors / calls, 4),
-            median_duration_ms=_median(durations.get(name, [])),
-        )
-        for name, calls, errors, rejected in conn.execute(
-            "SELECT name, COUNT(*), SUM(is_error), SUM(is_rejected) FROM tool_results"
-            " GROUP BY name ORDER BY COUNT(*) DESC, name"
+    tools = _tool_stats(conn)
+    decisions = dict(
+        conn.execute(
+            "SELECT json_extract(data, '$.decided_by'), COUNT(*) FROM events WHERE type = 'review'"
+            " GROUP BY 1 ORDER BY 1"
         )
     )
-    latencies: dict[str, list[float]] = {}
-    for reviewer, latency in conn.execute("SELECT reviewer, latency_ms FROM votes"):
-        latencies.setdefault(reviewer, []).append(latency)
-    reviewers = tuple(
-        ReviewerStats(
-            reviewer=reviewer,
-            votes=votes,
-            approvals=approvals,
-            rejections=rejections,
-            errors=votes - approvals - rejections,
-            approval_rate=round(approvals / votes, 4),
-            median_latency_ms=_median(latencies.get(reviewer, [])),
-        )
-        for reviewer, votes, approvals, rejections in conn.execute(
-            "SELECT reviewer, COUNT(*), SUM(verdict = 'approve'), SUM(verdict = 'reject') FROM votes"
-            " GROUP BY reviewer ORDER BY reviewer"
-        )
-    )
-    decisions = dict(conn.execute("SELECT decided_by, COUNT(*) FROM reviews GROUP BY decided_by ORDER BY 1"))
-    tool_calls = conn.execute("SELECT COUNT(*) FROM tool_results").fetchone()[0]
     return StoreStats(
         runs=runs,
         runs_by_status=by_status,
         turns=turns,
-        tool_calls=tool_calls,
+        tool_calls=sum(t.calls for t in tools),
         usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
         tools=tools,
-        reviewers=reviewers,
+        reviewers=_reviewer_stats(conn),
         decisions_by=decisions,
     )

@@ -23,38 +23,33 @@ from tests.integration.storage.conftest import RecordedRun
 V1 = """
 CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, workspace TEXT,
     config_digest TEXT, started_at REAL NOT NULL, ended_at REAL, stop_reason TEXT, detail TEXT,
-    output TEXT NOT NULL DEFAULT '', turns INTEGER NOT NULL DEFAULT 0,
-    input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0);
+    output TEXT NOT NULL DEFAULT '', input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE events (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, at REAL NOT NULL,
     type TEXT NOT NULL, turn INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-CREATE TABLE tool_calls (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
-    turn INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, arguments TEXT NOT NULL,
-    risk TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-CREATE TABLE tool_results (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
-    turn INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, output TEXT NOT NULL,
-    is_error INTEGER NOT NULL, is_rejected INTEGER NOT NULL, duration_ms REAL NOT NULL,
-    PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-CREATE TABLE reviews (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
-    turn INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, approved INTEGER NOT NULL,
-    decided_by TEXT NOT NULL, rule TEXT, reason TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-CREATE TABLE votes (run_id TEXT NOT NULL, seq INTEGER NOT NULL, position INTEGER NOT NULL,
-    reviewer TEXT NOT NULL, verdict TEXT NOT NULL, reason TEXT NOT NULL, latency_ms REAL NOT NULL,
-    PRIMARY KEY (run_id, seq, position), FOREIGN KEY (run_id, seq) REFERENCES reviews(run_id, seq))
-    WITHOUT ROWID;
-CREATE INDEX tool_results_by_name ON tool_results(name);
 PRAGMA user_version = 1;
 """
 
 
 def make_v1_log(path: Path) -> None:
-    """A version-1 log holding one finished run whose text arrived in three deltas."""
+    """A version-1 log: a finished run whose text arrived in three deltas, and a killed one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path)
     conn.executescript(V1)
     conn.execute(
-        "INSERT INTO runs (id, task, model, started_at, ended_at, stop_reason, output, turns) VALUES"
-        " ('old', 'an old task', 'openai:gpt-4o', 1700000000.0, 1700000005.0, 'end_turn', 'hi there', 1)"
+        "INSERT INTO runs (id, task, model, started_at, ended_at, stop_reason, output) VALUES"
+        " ('old', 'an old task', 'openai:gpt-4o', 1700000000.0, 1700000005.0, 'end_turn', 'hi there')"
     )
+    conn.execute(
+        "INSERT INTO runs (id, task, model, started_at) VALUES ('killed', 'x', 'openai:gpt-4o', 1700000100.0)"
+    )
+    conn.executemany(
+        "INSERT INTO events (run_id, seq, at, type, turn, data) VALUES ('killed', ?, 1700000100.0, ?, ?, ?)",
+        [(0, "run_started", 0, '{"type":"run_started","run_id":"killed","model":"openai:gpt-4o","task":"x"}'),
+         (1, "turn_started", 1, '{"type":"turn_started","turn":1}'),
+         (2, "turn_finished", 1, '{"type":"turn_finished","turn":1}'),
+         (3, "turn_started", 2, '{"type":"turn_started","turn":2}')],
+    )  # fmt: skip
     events = [
         {"type": "run_started", "run_id": "old", "model": "openai:gpt-4o", "task": "an old task"},
         {"type": "turn_started", "turn": 1},
@@ -87,14 +82,18 @@ async def test_a_version_1_log_is_migrated_on_open_and_keeps_its_runs(db_path: P
     run = store.get_run("old")
     assert user_version(db_path) == SCHEMA_VERSION == 2
     assert run is not None and (run.status, run.output, run.parent_run_id) == ("end_turn", "hi there", None)
+    assert run.turns == 1  # v2 tracks turns; the migration counted them from the events
+    killed = store.get_run("killed")
+    assert killed is not None and (killed.status, killed.turns) == ("interrupted", 2)
     assert [e.event.type for e in store.load_events("old")][:3] == ["run_started", "turn_started", "text"]
-    hits = store.search("hi there")  # the old text deltas were coalesced by the migration
+    hits = store.search("hi there")  # a match across the old text deltas
     assert [(h.where, h.turn) for h in hits] == [("output", None), ("text", 1)]
 
     cont = RecordedRun(store)
     cont.session.script = [text("continued")]
     await cont.run("more", run_id="new", history=tuple(store.load_history("old")), parent_run_id="old")
     assert [m.role for m in store.load_history("new")] == ["user", "assistant", "user", "assistant"]
+    assert [r.run_id for r in store.list_runs()] == ["new", "killed", "old"]
     store.close()
 
 
@@ -119,6 +118,7 @@ def test_two_stores_opening_an_old_log_at_once_migrate_it_once(db_path: Path) ->
     for thread in threads:
         thread.join()
     assert seen == [2, 2]
+    assert user_version(db_path) == SCHEMA_VERSION
 
 
 def test_a_log_from_a_newer_quorum_is_refused(db_path: Path) -> None:

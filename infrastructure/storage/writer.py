@@ -1,0 +1,43 @@
+"""Writing a batch of run events: one row per event, and the run's row when its turn or end changes.
+
+Runs inside the caller's write transaction, so a batch is recorded whole or not at all. Nothing
+else is written per event: listings, search and statistics are queries over the events
+(``queries.py``), which keeps a commit to about two pages (see decision 031).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from quorum.application.ports.run_store import RecordedEvent
+from quorum.domain.events import RunFinished, TurnStarted
+
+
+def write_events(conn: sqlite3.Connection, run_id: str, turn: int, events: Sequence[RecordedEvent]) -> int:
+    """Insert ``events`` of ``run_id`` (whose current turn is ``turn``); returns the turn after them."""
+    first_turn = turn
+    finished: RecordedEvent | None = None
+    rows: list[tuple[object, ...]] = []
+    for recorded in events:
+        event = recorded.event
+        if isinstance(event, TurnStarted):
+            turn = event.turn
+        elif isinstance(event, RunFinished):
+            finished = recorded
+        rows.append(
+            (run_id, recorded.seq, recorded.at.timestamp(), event.type, turn, event.model_dump_json())
+        )
+    conn.executemany("INSERT INTO events (run_id, seq, at, type, turn, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
+    if finished is not None:
+        last = finished.event
+        assert isinstance(last, RunFinished)
+        conn.execute(
+            "UPDATE runs SET turns = ?, ended_at = ?, stop_reason = ?, detail = ?, output = ?,"
+            " input_tokens = ?, output_tokens = ? WHERE id = ?",
+            (last.turns, finished.at.timestamp(), last.stop_reason.value, last.detail, last.output,
+             last.usage.input_tokens, last.usage.output_tokens, run_id),
+        )  # fmt: skip
+    elif turn != first_turn:  # so an interrupted run still shows how far it got
+        conn.execute("UPDATE runs SET turns = ? WHERE id = ?", (turn, run_id))
+    return turn
