@@ -60,7 +60,7 @@ async def instant(_: dict[str, Any]) -> str:
 async def one_run(
     turns: int, stream: bool, store: SqliteRunStore | None, run_id: str
 ) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds, events) of a run of ``turns`` tool turns, recorded to ``store`` if given."""
+    """(wall s, CPU s, events) of a run of ``turns`` tool turns, recorded to ``store`` if given."""
     script = [calls(("read", {"path": "a.txt"}), ("read", {"path": "b.txt"}), say=SAY) for _ in range(turns)]
     tools = FakeTools()
     tools.add("read", instant, params=[ToolParameter(name="path", param_type="path")])
@@ -122,6 +122,11 @@ def main() -> None:
                     f"  {label:>4}: {base / n * 1e3:.3f} ms/turn without the log, {logged / n * 1e3:.3f} with"
                     f" · overhead {extra / n * 1e3:.3f} ms per turn, {extra / events * 1e6:.1f} µs per event"
                 )
+        events_in_log = store._connect().execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        for label, query in (("stats", store.stats), ("search", lambda: store.search("compare them"))):
+            start = time.perf_counter()
+            query()
+            print(f"{label} over {events_in_log:,} events: {(time.perf_counter() - start) * 1e3:.0f} ms")
         per_event = single_event_cost(store, 2000)
         print(f"one event written alone (its own commit): {per_event * 1e6:.1f} µs")
         size = sum(p.stat().st_size for p in Path(folder).iterdir())
