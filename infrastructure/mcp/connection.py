@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
-import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,73 +19,13 @@ from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ToolSourceError
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.results import outcome_from_result
+from quorum.infrastructure.mcp.server_tools import ServerTool, expand_variables
 from quorum.infrastructure.mcp.settings import McpServerSettings
+from quorum.infrastructure.mcp.stderr_log import StderrLog
 
 ServerState = Literal["idle", "starting", "running", "failed", "dead", "closed"]
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _CLOSE_GRACE = 10.0
 _CONNECTION_CLOSED = -32000
-
-
-@dataclass(frozen=True)
-class ServerTool:
-    """One tool as the server described it (live or from the cache)."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    read_only: bool | None = None
-    destructive: bool | None = None
-
-    @classmethod
-    def from_mcp(cls, tool: Any) -> ServerTool:
-        notes = getattr(tool, "annotations", None)
-        return cls(
-            name=tool.name,
-            description=tool.description or getattr(tool, "title", None) or "",
-            input_schema=dict(tool.input_schema or {"type": "object"}),
-            read_only=getattr(notes, "read_only_hint", None),
-            destructive=getattr(notes, "destructive_hint", None),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.input_schema,
-            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": self.destructive},
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ServerTool:
-        notes = data.get("annotations") or {}
-        return cls(
-            name=str(data["name"]),
-            description=str(data.get("description") or ""),
-            input_schema=dict(data.get("input_schema") or {"type": "object"}),
-            read_only=notes.get("readOnlyHint"),
-            destructive=notes.get("destructiveHint"),
-        )
-
-
-def expand_variables(values: Mapping[str, str], env: Mapping[str, str], *, where: str) -> dict[str, str]:
-    """``${VAR}`` in each value replaced from ``env``.
-
-    Raises:
-        ToolSourceError: a variable is not set (naming the config key), so a server is never
-            started with a silently empty token.
-    """
-    out: dict[str, str] = {}
-    for key, value in values.items():
-
-        def sub(match: re.Match[str], key: str = key) -> str:
-            name = match.group(1)
-            if name not in env:
-                raise ToolSourceError(f"{where}.{key} uses ${{{name}}}, which is not set", source=where)
-            return env[name]
-
-        out[key] = _VAR.sub(sub, value)
-    return out
 
 
 class McpServerConnection:
@@ -128,8 +65,7 @@ class McpServerConnection:
         self._ready: asyncio.Future[Any] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
-        self._errlog: Any = None
-        self._stderr_mark = 0
+        self._stderr = StderrLog(name)
 
     @property
     def where(self) -> str:
@@ -188,14 +124,14 @@ class McpServerConnection:
                 self._mark_dead(f"the connection was lost during {tool!r}: {_describe(error)}")
                 return ToolOutcome(
                     output=f"MCP server {self.name!r} died during the call to {tool!r}"
-                    f"{self._stderr_suffix()}. It will be restarted once on the next call.",
+                    f"{self._stderr.suffix()}. It will be restarted once on the next call.",
                     is_error=True,
                 )
             return ToolOutcome(
                 output=f"MCP server {self.name!r} failed the call to {tool!r}: {_describe(error)}",
                 is_error=True,
             )
-        self._stderr_mark = self._stderr_size()
+        self._stderr.mark()
         return outcome_from_result(result)
 
     async def aclose(self) -> None:
@@ -203,12 +139,7 @@ class McpServerConnection:
         async with self._lock:
             await self._stop_owner()
             self.state = "closed"
-            if self._errlog is not None:
-                name = self._errlog.name
-                self._errlog.close()
-                with contextlib.suppress(OSError):
-                    Path(name).unlink()
-                self._errlog = None
+            self._stderr.close()
 
     # -- internals -------------------------------------------------------------------------
 
@@ -223,7 +154,7 @@ class McpServerConnection:
         await self._stop_owner()
         self.state = "starting"
         self.error = None
-        self._stderr_mark = self._stderr_size()
+        self._stderr.mark()
         started = time.monotonic()
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
@@ -258,11 +189,11 @@ class McpServerConnection:
                 await asyncio.wait_for(listening.wait(), self.settings.timeout_seconds)
         self.state = "running"
         self.start_seconds = time.monotonic() - started
-        self._stderr_mark = self._stderr_size()
+        self._stderr.mark()
 
     def _fail(self, message: str) -> None:
         self.state = "failed"
-        self.error = message + self._stderr_suffix()
+        self.error = message + self._stderr.suffix()
         raise ToolSourceError(f"MCP server {self.name!r} {self.error}", source=self.where)
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
@@ -296,7 +227,7 @@ class McpServerConnection:
             params = StdioServerParameters(
                 command=settings.command, args=list(settings.args), env=env or None, cwd=cwd
             )
-            transport = stdio_client(params, errlog=self._stderr_file())
+            transport = stdio_client(params, errlog=self._stderr.file())
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
@@ -363,7 +294,7 @@ class McpServerConnection:
     def _mark_dead(self, message: str) -> None:
         if self.state == "running":
             self.state = "dead"
-            self.error = message + self._stderr_suffix()
+            self.error = message + self._stderr.suffix()
             self._client = None
 
     async def _stop_owner(self) -> None:
@@ -386,39 +317,6 @@ class McpServerConnection:
             owner.cancel()  # still connecting (or not stopping): nothing polite to wait for
             with contextlib.suppress(BaseException):
                 await owner
-
-    def _stderr_file(self) -> Any:
-        if self._errlog is None:
-            self._errlog = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives as long as the connection
-                "w+", prefix=f"quorum-mcp-{self.name}-", suffix=".log", delete=False
-            )
-        return self._errlog
-
-    def _stderr_size(self) -> int:
-        try:
-            return Path(self._errlog.name).stat().st_size if self._errlog is not None else 0
-        except OSError:
-            return 0
-
-    def stderr_tail(self, lines: int = 8, *, since: int = 0) -> str:
-        """The last lines the server wrote to stderr after byte ``since`` (stdio servers only)."""
-        if self._errlog is None:
-            return ""
-        try:
-            with open(self._errlog.name, "rb") as handle:
-                handle.seek(0, 2)
-                handle.seek(max(since, handle.tell() - 4096))
-                text = handle.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-        kept = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
-        return "\n".join(kept[-lines:])
-
-    def _stderr_suffix(self) -> str:
-        # Only what was written since the last good answer: older noise (a tool's logged
-        # traceback) says nothing about why the server failed now.
-        tail = self.stderr_tail(since=self._stderr_mark)
-        return f"\nserver stderr (last lines):\n{tail}" if tail else ""
 
 
 def _describe(error: BaseException) -> str:

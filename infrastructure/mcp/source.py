@@ -11,8 +11,9 @@ from pathlib import Path
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
 from quorum.infrastructure.mcp.cache import ToolListCache
-from quorum.infrastructure.mcp.connection import McpServerConnection, ServerTool
+from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.naming import namespace_all
+from quorum.infrastructure.mcp.server_tools import ServerTool
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
 

@@ -21,9 +21,9 @@ from mcp.types import (
 from quorum.domain.errors import ToolSourceError
 from quorum.domain.tools import RiskLevel, ToolDefinition
 from quorum.infrastructure.mcp.cache import ToolListCache
-from quorum.infrastructure.mcp.connection import ServerTool, expand_variables
 from quorum.infrastructure.mcp.naming import namespace_all, namespaced
 from quorum.infrastructure.mcp.results import outcome_from_result
+from quorum.infrastructure.mcp.server_tools import ServerTool, expand_variables
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import tool_risk
 

@@ -1,0 +1,73 @@
+"""What a server says about its tools, and ``${VAR}`` expansion of server settings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from quorum.domain.errors import ToolSourceError
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class ServerTool:
+    """One tool as the server described it (live or from the cache)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool | None = None
+    destructive: bool | None = None
+
+    @classmethod
+    def from_mcp(cls, tool: Any) -> ServerTool:
+        notes = getattr(tool, "annotations", None)
+        return cls(
+            name=tool.name,
+            description=tool.description or getattr(tool, "title", None) or "",
+            input_schema=dict(tool.input_schema or {"type": "object"}),
+            read_only=getattr(notes, "read_only_hint", None),
+            destructive=getattr(notes, "destructive_hint", None),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": self.destructive},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ServerTool:
+        notes = data.get("annotations") or {}
+        return cls(
+            name=str(data["name"]),
+            description=str(data.get("description") or ""),
+            input_schema=dict(data.get("input_schema") or {"type": "object"}),
+            read_only=notes.get("readOnlyHint"),
+            destructive=notes.get("destructiveHint"),
+        )
+
+
+def expand_variables(values: Mapping[str, str], env: Mapping[str, str], *, where: str) -> dict[str, str]:
+    """``${VAR}`` in each value replaced from ``env``.
+
+    Raises:
+        ToolSourceError: a variable is not set (naming the config key), so a server is never
+            started with a silently empty token.
+    """
+    out: dict[str, str] = {}
+    for key, value in values.items():
+
+        def sub(match: re.Match[str], key: str = key) -> str:
+            name = match.group(1)
+            if name not in env:
+                raise ToolSourceError(f"{where}.{key} uses ${{{name}}}, which is not set", source=where)
+            return env[name]
+
+        out[key] = _VAR.sub(sub, value)
+    return out
