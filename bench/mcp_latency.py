@@ -61,11 +61,14 @@ async def through_source(settings: McpServerSettings, calls: int) -> list[float]
 
 
 async def bare_client(target: object, calls: int) -> list[float]:
-    from mcp import Client, StdioServerParameters
+    import os
 
-    server = (
-        StdioServerParameters(command=str(STDIO.command), args=list(STDIO.args)) if target is None else target
-    )
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    devnull = open(os.devnull, "w")  # noqa: SIM115 - the server's stderr banner is not a figure
+    params = StdioServerParameters(command=str(STDIO.command), args=list(STDIO.args))
+    server = stdio_client(params, errlog=devnull) if target is None else target
     async with Client(server) as client:  # type: ignore[arg-type]
         await client.list_tools()
         await client.call_tool("fast", {"text": "x"})
