@@ -118,5 +118,6 @@ def grep_search(workspace: Workspace, arguments: dict[str, Any]) -> str:
             continue  # unreadable files (permissions, vanished) are not the model's concern
     if not hits:
         where = workspace.relative(base)
-        return f"no matches for {pattern!r} in {where}" + (f" (glob {glob!r})" if glob else "")
+        skipped = f"; {skipped_binary} binary files skipped" if skipped_binary else ""
+        return f"no matches for {pattern!r} in {where}" + (f" (glob {glob!r})" if glob else "") + skipped
     return "\n".join(hits)

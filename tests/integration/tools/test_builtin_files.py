@@ -161,7 +161,7 @@ async def test_grep_search_skips_binary_git_and_links_out(source: BuiltinToolSou
         "src/pkg/util.py:2: needle = 2",
     ]
     secret = await run(source, "grep_search", pattern="top secret")
-    assert "no matches" in secret.output
+    assert "no matches" in secret.output and "1 binary files skipped" in secret.output
 
 
 async def test_grep_search_glob_case_and_limit(source: BuiltinToolSource) -> None:

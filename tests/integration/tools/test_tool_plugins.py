@@ -10,7 +10,7 @@ from pathlib import Path
 from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition
 from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.mcp.settings import McpServerSettings, McpSettings
-from quorum.infrastructure.plugins.contracts import ToolSourceContext
+from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.tools.executor import PluginToolExecutor
@@ -53,11 +53,10 @@ async def test_container_style_wiring_lists_and_runs_every_kind_of_tool(tmp_path
     )
     (tmp_path / "hello.txt").write_text("hi there\n")
     context = ToolSourceContext(workspace=tmp_path, settings=settings, env={}, cache_dir=tmp_path / "cache")
-    executor = PluginToolExecutor(
-        sources=[entry.value(context) for entry in catalog.tools.entries()]
-        + [FunctionToolSource(catalog.tools.functions)],
-        settings=settings.tools,
-    )
+    sources = [entry.value(context) for entry in catalog.tools.entries()]
+    sources.append(FunctionToolSource(catalog.tools.functions))
+    assert all(isinstance(source, ToolSource) for source in sources)
+    executor = PluginToolExecutor(sources=sources, settings=settings.tools)
     try:
         listed = {t.definition.name: t for t in await executor.listed_tools()}
         assert (listed["read_file"].source, listed["read_file"].definition.risk) == ("builtin", RiskLevel.LOW)
