@@ -12,7 +12,9 @@ cannot be sure of is high risk, so a mistake costs a review, never an unreviewed
 - leading ``VAR=value`` assignments (``LD_PRELOAD=… ls`` runs code), wrappers (``env``, ``sudo``,
   ``xargs``, ``nice``, ``timeout``…), programs named by path (``./ls``) and unknown programs;
 - allow-listed programs with mutating options: ``find -exec/-delete/-fprint``, ``sort -o``,
-  ``git branch -D``, ``git diff --output``, ``rg --pre``, ``tree -o``, ``date -s``…
+  ``git branch -D``, ``git diff --output``, ``rg --pre``, ``tree -o``, ``date -s``…;
+- words that reach outside the workspace (absolute paths, ``~``, ``..`` components): reading
+  ``/etc/passwd`` or ``~/.ssh`` sends secrets to the model, so it is reviewed like a write.
 
 Comments are not stripped (``#`` stays a word), which can only make a command look riskier.
 """
@@ -219,8 +221,19 @@ def _segments(tokens: list[str]) -> tuple[list[list[str]], str | None]:
     return [s for s in segments if s], None
 
 
+def _outside_workspace(word: str) -> bool:
+    """Whether ``word`` (or the value of ``--opt=value``) names a path outside the workspace."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    if value in _SAFE_REDIRECT_TARGETS:
+        return False
+    return value.startswith(("/", "~")) or ".." in value.split("/")
+
+
 def _judge_segment(words: list[str]) -> str | None:
     program, args = words[0], words[1:]
+    outside = next((w for w in args if _outside_workspace(w)), None)
+    if outside is not None and program in _ALLOWED:
+        return f"{outside!r} reaches outside the workspace"
     if "=" in program and not program.startswith("="):
         return f"environment assignment {program.split('=')[0]}=… can change what runs"
     if "/" in program:

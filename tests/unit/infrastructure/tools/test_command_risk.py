@@ -126,6 +126,14 @@ HIGH_COMMANDS = [
     "rg --pre=./evil pattern",
     "tree -o out.txt",
     "date -s '2020-01-01'",
+    # reads outside the workspace
+    "cat /etc/passwd",
+    "cat ~/.ssh/id_rsa",
+    "cat ../secrets.env",
+    "cd / && ls",
+    "grep -r password ../other-project",
+    "head --lines=5 /var/log/syslog",
+    "ls src/../../",
     # unparseable
     "echo 'unterminated",
 ]
