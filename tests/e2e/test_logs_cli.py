@@ -173,3 +173,11 @@ def test_a_sigkilled_cli_run_shows_as_interrupted_with_every_event_up_to_the_kil
         store.close()
     assert history[-1].content[0].type == "tool_result" and history[-1].content[0].is_error
     assert history[-1].content[0].content.startswith("interrupted")
+
+
+def test_an_unknown_storage_backend_is_a_configuration_error(cli: Cli) -> None:
+    cli.write("quorum.toml", '[storage]\nbackend = "postgres"\n')
+    result = cli("logs", "list")
+    assert result.code == 2
+    assert "storage.backend" in result.stderr and "no run-store plugin 'postgres' (sqlite)" in result.stderr
+    assert "Traceback" not in result.stderr
