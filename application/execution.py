@@ -10,7 +10,6 @@ from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.responses import Usage
 
-
 TurnLimitPolicy = Literal["summarize", "stop"]
 """What happens when the tool turn limit is reached (see ExecutionParams.on_turn_limit)."""
 

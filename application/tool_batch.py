@@ -38,6 +38,8 @@ class TurnCalls:
 
     calls: Sequence[ToolCall]
     results: dict[int, ToolResultMessage] = field(default_factory=dict)
+    announced: set[int] = field(default_factory=set)
+    """Indexes whose ``tool_call`` event was emitted."""
 
     def missing(self) -> list[int]:
         """Indexes of calls that have no result yet."""
@@ -111,6 +113,7 @@ class ToolBatch:
             self._observer.on_event(
                 ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk)
             )
+            turn.announced.add(index)
             if planned is None:
                 self._record(turn, index, call, problem or "", is_error=True)
             elif planned.risk.level is RiskLevel.LOW:

@@ -18,10 +18,18 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls, result_event
 from quorum.domain.errors import ProviderError, RunFailure
-from quorum.domain.events import RunFinished, RunStarted, RunStopReason, TextDelta, TurnFinished, TurnStarted
+from quorum.domain.events import (
+    RunFinished,
+    RunStarted,
+    RunStopReason,
+    TextDelta,
+    ToolCallEvent,
+    TurnFinished,
+    TurnStarted,
+)
 from quorum.domain.responses import LlmResponse, Usage
 from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
-from quorum.domain.tools import RiskAssessment, ToolDefinition, ToolResultMessage, ToolSpec
+from quorum.domain.tools import RiskAssessment, RiskLevel, ToolDefinition, ToolResultMessage, ToolSpec
 
 TURN_LIMIT_NOTE = (
     "The tool turn limit of this run has been reached, so the calls above were not executed. "
@@ -37,6 +45,7 @@ class _RunState:
     usage: Usage = field(default_factory=Usage)
     last_text: str = ""
     pending: TurnCalls | None = None
+    offered: ToolSpec = field(default_factory=ToolSpec)
 
 
 class _Stop(Exception):
@@ -113,6 +122,7 @@ class RunAgent:
         params = request.params
         available = await self._executor.list_tools()
         offered = ToolSpec(available.low_risk_tools()) if params.tools == "low_risk_only" else available
+        state.offered = offered
         schemas = {tool.name: self._schema.tool_to_schema(tool) for tool in offered}
         wire_tools = list(schemas.values())
         batch = ToolBatch(
@@ -197,13 +207,7 @@ class RunAgent:
             self._answer_unexecuted(session, state, pending, note)
             self._observer.on_event(TurnFinished(turn=state.turns))
             return RunStopReason.MAX_TURNS, detail
-        for index in pending.missing():
-            call = pending.calls[index]
-            result = ToolResultMessage(
-                tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True
-            )
-            pending.results[index] = result
-            self._observer.on_event(result_event(result))
+        self._answer_missing(state, pending, note)
         results = pending.ordered()
 
         def summarize(stream: bool) -> Any:
@@ -215,7 +219,10 @@ class RunAgent:
         response = await self._ask(summarize, params.stream, state)
         leftover = response.tool_calls()
         if leftover:  # the model ignored the instruction; keep the history valid all the same
-            self._answer_unexecuted(session, state, TurnCalls(leftover), note)
+            # Only results are emitted for these: a tool_call event here would be read as part of
+            # the turn's first response by anything rebuilding the conversation from the events.
+            unannounced = TurnCalls(leftover, announced=set(range(len(leftover))))
+            self._answer_unexecuted(session, state, unannounced, note)
         self._observer.on_event(TurnFinished(turn=state.turns))
         return RunStopReason.MAX_TURNS, detail
 
@@ -267,14 +274,27 @@ class RunAgent:
         pending, state.pending = state.pending, None
         if pending is None:
             return
+        self._answer_missing(state, pending, note)
+        session.record_tool_results(pending.ordered())
+
+    def _answer_missing(self, state: _RunState, pending: TurnCalls, note: str) -> None:
+        """Give every call without a result an error result, announcing the call first if need be."""
         for index in pending.missing():
             call = pending.calls[index]
+            if index not in pending.announced:
+                tool = state.offered.get(call.name)
+                risk = tool.risk if tool is not None else RiskLevel.HIGH
+                self._observer.on_event(
+                    ToolCallEvent(
+                        id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk
+                    )
+                )
+                pending.announced.add(index)
             result = ToolResultMessage(
                 tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True
             )
             pending.results[index] = result
             self._observer.on_event(result_event(result))
-        session.record_tool_results(pending.ordered())
 
     def _finish(self, state: _RunState, reason: RunStopReason, detail: str | None) -> RunResult:
         event = RunFinished(

@@ -431,3 +431,17 @@ async def test_reviewer_that_raises_fails_closed(h: Harness) -> None:
     await h.run()
     assert h.tools.executed == []
     assert "panel offline" in h.results_sent(0)[0].output
+
+
+async def test_every_result_event_follows_its_call_event(h: Harness) -> None:
+    h.tools.add("read", echo)
+    h.session.script = [calls(("read", {})), calls(("read", {}), ("nope", {})), text("x")]
+    await h.run(max_tool_turns=1)
+    pending: list[str] = []
+    for event in h.observer.events:
+        if event.type == "tool_call":
+            pending.append(event.id)
+        elif event.type == "tool_result":
+            pending.remove(event.call_id)
+    assert pending == []
+    assert len(h.observer.of("tool_call")) == len(h.observer.of("tool_result")) == 3
