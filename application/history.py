@@ -7,8 +7,10 @@ the model's text (``text``) and calls (``tool_call``), and the results sent back
 
 Two gaps in the events are bridged:
 
-- Calls the run answered without executing them (the turn limit, a stop on the token budget) emit
-  a ``tool_result`` but no ``tool_call``; the call is restored from the result (name, no arguments).
+- Calls answered without a ``tool_call`` event (those of a turn-limit summary that still called
+  tools, or events recorded by older versions) are restored from their result (name, no
+  arguments). Text after a turn's results within the same turn is that summary, asked for with
+  ``TURN_LIMIT_NOTE`` after the results.
 - Calls without a result (a run killed mid-turn) get an ``interrupted`` error result, because
   every provider rejects a history where a tool call is not answered.
 """
