@@ -126,14 +126,25 @@ class FanOut:
             observer.on_event(event)
 
 
-def build_recorder(store: Any, settings: Settings) -> RunObserver | None:
+def build_recorder(store: Any, settings: Settings, parent_run_id: str | None) -> RunObserver | None:
+    """Records the run's events in the store; a failing store is reported, never stops the run."""
     if store is None:
         return None
-    try:
-        from quorum.infrastructure.storage.recorder import RunRecorder
-    except ImportError:
-        return None
-    return RunRecorder(store, workspace=str(workspace_of(settings)))
+    import sys
+
+    from quorum.infrastructure.storage.digest import config_digest
+    from quorum.infrastructure.storage.recorder import RunRecorder
+
+    def warn(error: Exception) -> None:
+        print(f"quorum: warning: the run log could not be written: {error}", file=sys.stderr)
+
+    return RunRecorder(
+        store,
+        workspace=str(workspace_of(settings)),
+        config_digest=config_digest(settings),
+        parent_run_id=parent_run_id,
+        on_error=warn,
+    )
 
 
 class Container(containers.DeclarativeContainer):
@@ -155,7 +166,8 @@ class Container(containers.DeclarativeContainer):
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway)
     reviewer = providers.Singleton(build_reviewer, catalog, settings, options, gateway)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
-    recorder = providers.Singleton(build_recorder, run_store, settings)
+    parent_run_id: providers.Provider[str | None] = providers.Object(None)
+    recorder = providers.Singleton(build_recorder, run_store, settings, parent_run_id)
     renderer: providers.Provider[RunObserver | None] = providers.Object(None)
     observer = providers.Singleton(FanOut, providers.List(recorder, renderer))
 

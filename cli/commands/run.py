@@ -53,6 +53,13 @@ def run_options(func: Any) -> Any:
             help="Directory the tools act in (default: current directory).",
         ),
         click.option("--no-log", is_flag=True, help="Do not record this run in the run log."),
+        click.option(
+            "--continue",
+            "continue_last",
+            is_flag=True,
+            help="Continue the conversation of the last recorded run.",
+        ),
+        click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID."),
         click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
         click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
     ]
@@ -97,10 +104,16 @@ def _main(
     as_json: bool,
     workspace: Path | None,
     no_log: bool,
+    continue_last: bool,
+    resume: str | None,
     quiet: bool,
     verbose: bool,
 ) -> int:
     task = _read_task(words)
+    if continue_last and resume:
+        raise click.UsageError("give either --continue or --resume RUN_ID, not both")
+    if no_log and (continue_last or resume):
+        raise click.UsageError("--continue/--resume read the run log; they cannot be combined with --no-log")
     overrides: dict[str, Any] = {}
     if model:
         overrides["model"] = model
@@ -124,12 +137,14 @@ def _main(
         interactive=sys.stdin.isatty() and not as_json,
     )
     with handled():
-        return asyncio.run(
-            _execute(task, options, low_risk_only, verbosity=-1 if quiet else (1 if verbose else 0))
-        )
+        verbosity = -1 if quiet else (1 if verbose else 0)
+        resume_from: str | bool = resume or continue_last
+        return asyncio.run(_execute(task, options, low_risk_only, verbosity=verbosity, resume_from=resume_from))
 
 
-async def _execute(task: str, options: AppOptions, low_risk_only: bool, *, verbosity: int) -> int:
+async def _execute(
+    task: str, options: AppOptions, low_risk_only: bool, *, verbosity: int, resume_from: str | bool = False
+) -> int:
     from quorum.application.execution import RunRequest
     from quorum.cli.container import build_container, workspace_of
     from quorum.cli.model_choice import choose_model
@@ -145,7 +160,14 @@ async def _execute(task: str, options: AppOptions, low_risk_only: bool, *, verbo
         renderer = HumanRenderer(sys.stdout, sys.stderr, verbosity=verbosity, color=sys.stderr.isatty())
     container = build_container(options, renderer=renderer)
     settings = container.settings()
-    model_id = choose_model(settings.model, container.env())
+    history: tuple[Any, ...] = ()
+    model = options.overrides.get("model")
+    if resume_from:
+        continued = _continuation(container, None if resume_from is True else str(resume_from))
+        container.parent_run_id.override(continued.parent_run_id)
+        history = continued.history
+        model = model or continued.model
+    model_id = choose_model(model or settings.model, container.env())
     system_prompt = settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(
         workspace=workspace_of(settings)
     )
@@ -154,6 +176,7 @@ async def _execute(task: str, options: AppOptions, low_risk_only: bool, *, verbo
         model_id=model_id,
         system_prompt=system_prompt,
         params=settings.agent.execution_params(tools="low_risk_only" if low_risk_only else "all"),
+        history=history,
     )
     executor = container.tool_executor()
     try:
@@ -167,6 +190,19 @@ async def _execute(task: str, options: AppOptions, low_risk_only: bool, *, verbo
     if result.stop_reason == "error":
         print(f"quorum: error: {result.detail}", file=sys.stderr)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
+
+
+def _continuation(container: Any, run_id: str | None) -> Any:
+    """The recorded conversation to continue (``--continue``: the last run)."""
+    from quorum.application.history import continuation
+    from quorum.domain.errors import UsageError
+
+    store = container.run_store()
+    if store is None:
+        raise UsageError(
+            "--continue/--resume need the run log, which is disabled ([storage] enabled = false)"
+        )
+    return continuation(store, run_id)
 
 
 __all__ = ["EXIT_USAGE", "ask", "run"]

@@ -73,6 +73,7 @@ class HumanRenderer:
         self._line(self._style(f"● run {event.run_id} · {event.model}", "2"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
+        self._close_text()  # each response's text starts on its own line
         if self._verbosity > 0:
             self._line(self._style(f"── turn {event.turn}", "2"))
 
