@@ -34,8 +34,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.review", "quorum.infrastructure.review.plugin"),
     ("quorum.sqlite", "quorum.infrastructure.storage.plugin"),
 )
-"""(plugin name, module) of every built-in plugin, in load order. Modules that do not exist yet
-(features still being built) are skipped by ``load_plugins``; nothing else is."""
+"""(plugin name, module) of every built-in plugin, in load order."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +108,7 @@ def load_plugins(
         if name in blocked_set:
             infos.append(PluginInfo(name, None, builtin=True, blocked=True))
             continue
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name is not None and module_name.startswith(error.name):
-                continue  # a built-in feature not present in this build
-            raise
-        _register(pm, module, name)
+        _register(pm, importlib.import_module(module_name), name)
         infos.append(PluginInfo(name, None, builtin=True))
 
     for name, plugin in extra:
