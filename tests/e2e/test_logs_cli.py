@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from quorum.application.history import unanswered_calls
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.e2e.conftest import Cli
 
@@ -166,13 +167,38 @@ def test_a_sigkilled_cli_run_shows_as_interrupted_with_every_event_up_to_the_kil
     assert [e["type"] for e in events][-2:] == ["tool_call", "review"]
     assert "interrupted" in cli("logs", "list").stdout.splitlines()[1]
 
+    # Resume it. The test model calls tools only in a conversation without tool calls yet, so a
+    # one-turn answer without calls shows the recorded conversation reached the model.
+    resumed = cli("run", "--resume", run["run_id"], "--model", "test", "--json", "carry on")
+    assert resumed.code == 0, resumed.stderr
+    resumed_events = resumed.events()
+    assert "tool_call" not in {e["type"] for e in resumed_events}
+    assert resumed_events[-1]["turns"] == 1
+    new_run, *_ = cli("logs", "show", "last", "--json").events()
+    assert new_run["parent_run_id"] == run["run_id"] and new_run["status"] == "end_turn"
+    assert f"continues: {run['run_id']}" in cli("logs", "show", "last").stdout
+
     store = SqliteRunStore(db(cli))
     try:
-        history = store.load_history(run["run_id"])
+        history = store.load_history(new_run["run_id"])
     finally:
         store.close()
-    assert history[-1].content[0].type == "tool_result" and history[-1].content[0].is_error
-    assert history[-1].content[0].content.startswith("interrupted")
+    assert unanswered_calls(history) == []
+    assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
+    assert history[0].content[0].text == "wait for it"
+    interrupted, task = history[2].content
+    assert interrupted.is_error and interrupted.content.startswith("interrupted")
+    assert task.text == "carry on"
+
+
+def test_continue_picks_up_the_last_run(cli: Cli) -> None:
+    first = two_turn_run(cli)[0]["run_id"]
+    result = cli("run", "--continue", "--model", "test", "--json", "and now?")
+    assert result.code == 0, result.stderr
+    assert result.events()[-1]["turns"] == 1  # the earlier calls were in its history
+    run, *_ = cli("logs", "show", "last", "--json").events()
+    assert (run["parent_run_id"], run["task"]) == (first, "and now?")
+    assert run["config_digest"].startswith("sha256:")
 
 
 def test_an_unknown_storage_backend_is_a_configuration_error(cli: Cli) -> None:
