@@ -1,5 +1,7 @@
-"""Maps the four layer folders to ``quorum.domain``, ``quorum.application``, ``quorum.infrastructure``
-and ``quorum.cli``, with every subpackage found automatically (metadata lives in pyproject.toml)."""
+"""Package mapping: each layer folder becomes ``quorum.<layer>``, with every subpackage found.
+
+Metadata lives in pyproject.toml.
+"""
 
 from setuptools import find_packages, setup
 

@@ -30,9 +30,7 @@ from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResul
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.responses import TextBlock, ToolUseBlock
 
-INTERRUPTED_RESULT = (
-    "interrupted: the run ended before this call produced a result; it may or may not have run"
-)
+INTERRUPTED_RESULT = "interrupted: the run ended before this call produced a result; it may or may not have run"
 """The error result given to a call that has none (shown to the model when the run continues)."""
 
 
@@ -127,9 +125,7 @@ class _Builder:
     def _result_block(self, call: ToolUseBlock) -> ToolResultBlock:
         event = self.results.get(call.id)
         if event is None:
-            return ToolResultBlock(
-                tool_use_id=call.id, tool_name=call.name, content=INTERRUPTED_RESULT, is_error=True
-            )
+            return ToolResultBlock(tool_use_id=call.id, tool_name=call.name, content=INTERRUPTED_RESULT, is_error=True)
         return ToolResultBlock(
             tool_use_id=call.id,
             tool_name=event.name,

@@ -57,9 +57,7 @@ async def instant(_: dict[str, Any]) -> str:
     return "contents of the file"
 
 
-async def one_run(
-    turns: int, stream: bool, store: SqliteRunStore | None, run_id: str
-) -> tuple[float, float, int]:
+async def one_run(turns: int, stream: bool, store: SqliteRunStore | None, run_id: str) -> tuple[float, float, int]:
     """(wall s, CPU s, events) of a run of ``turns`` tool turns, recorded to ``store`` if given."""
     script = [calls(("read", {"path": "a.txt"}), ("read", {"path": "b.txt"}), say=SAY) for _ in range(turns)]
     tools = FakeTools()
@@ -109,9 +107,7 @@ def main() -> None:
                 without.append(measured)
                 with_log.append(asyncio.run(one_run(n, stream, store, f"{stream}-{i}"))[:2])
             mode = "streaming" if stream else "non-streaming"
-            print(
-                f"{mode} ({events / (n + 1):.1f} events per turn, mean of {args.repeats} runs of {n} turns):"
-            )
+            print(f"{mode} ({events / (n + 1):.1f} events per turn, mean of {args.repeats} runs of {n} turns):")
             # Means, not medians: the runs that pay for a WAL checkpoint count too. CPU time is
             # also shown because wall time on a shared machine moves with everyone else's load.
             for label, column in (("wall", 0), ("CPU", 1)):

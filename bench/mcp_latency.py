@@ -112,16 +112,12 @@ async def main(calls: int, starts: int) -> None:
         cache = Path(tmp)
         eager = [await first_result(STDIO, None) for _ in range(starts)]
         lazy_settings = STDIO.model_copy(update={"lazy": True})
-        await first_result(
-            lazy_settings, cache
-        )  # writes the cache (a lazy server with no cache starts to list)
+        await first_result(lazy_settings, cache)  # writes the cache (a lazy server with no cache starts to list)
         lazy = [await first_result(lazy_settings, cache) for _ in range(starts)]
     for label, runs in (("eager stdio", eager), ("lazy stdio (cached list)", lazy)):
         listed = statistics.median(r[0] for r in runs)
         first = statistics.median(r[1] for r in runs)
-        print(
-            f"{label:<26} tool list after {listed * 1000:7.1f} ms   first result after {first * 1000:7.1f} ms"
-        )
+        print(f"{label:<26} tool list after {listed * 1000:7.1f} ms   first result after {first * 1000:7.1f} ms")
 
     print()
     source_stdio = await through_source(STDIO, calls)

@@ -71,9 +71,7 @@ async def _openai(turns: int, stream: bool) -> tuple[list[float], list[float]]:
     settings = OpenAISettings(base_url=server.url + "/v1", api_key="k", max_retries=0)
     gateway = OpenAIChatGateway("bench", settings, {})
     bare = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-    wire_messages = [m for message in HISTORY for m in openai_wire(message)] + [
-        {"role": "user", "content": TASK}
-    ]
+    wire_messages = [m for message in HISTORY for m in openai_wire(message)] + [{"role": "user", "content": TASK}]
     wire_tools = tools_to_wire(TOOLS)
 
     async def adapter_turn() -> Any:
@@ -86,13 +84,9 @@ async def _openai(turns: int, stream: bool) -> tuple[list[float], list[float]]:
 
     async def bare_turn() -> Any:
         if not stream:
-            completion = await bare.chat.completions.create(
-                model="m", messages=wire_messages, tools=wire_tools
-            )
+            completion = await bare.chat.completions.create(model="m", messages=wire_messages, tools=wire_tools)
             message = completion.choices[0].message
-            return message.content, [
-                (c.id, c.function.name, c.function.arguments) for c in message.tool_calls
-            ]
+            return message.content, [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls]
         chunks = await bare.chat.completions.create(
             model="m",
             messages=wire_messages,
@@ -125,9 +119,7 @@ async def _anthropic(turns: int, stream: bool) -> tuple[list[float], list[float]
     settings = AnthropicSettings(base_url=server.url, api_key="k", max_retries=0, max_tokens=1024)
     gateway = AnthropicGateway("bench", settings, {})
     bare = anthropic.AsyncAnthropic(base_url=server.url, api_key="k", max_retries=0, timeout=600.0)
-    wire_messages = [m for message in HISTORY for m in anthropic_wire(message)] + [
-        {"role": "user", "content": TASK}
-    ]
+    wire_messages = [m for message in HISTORY for m in anthropic_wire(message)] + [{"role": "user", "content": TASK}]
 
     async def adapter_turn() -> Any:
         session = gateway.session("m", history=HISTORY)
@@ -139,9 +131,7 @@ async def _anthropic(turns: int, stream: bool) -> tuple[list[float], list[float]
 
     async def bare_turn() -> Any:
         if not stream:
-            message = await bare.messages.create(
-                model="m", max_tokens=1024, messages=wire_messages, tools=TOOLS
-            )
+            message = await bare.messages.create(model="m", max_tokens=1024, messages=wire_messages, tools=TOOLS)
             return [(b.type, getattr(b, "text", None), getattr(b, "input", None)) for b in message.content]
         events = await bare.messages.create(
             model="m", max_tokens=1024, messages=wire_messages, tools=TOOLS, stream=True
@@ -192,9 +182,7 @@ def main() -> None:
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     print(f"{turns} turns each, µs per turn (bare SDK vs Quorum adapter, same local server)")
     head = ("med bare", "med ours", "overhead", "mean bare", "mean ours", "overhead")
-    print(
-        f"{'':<22} " + " ".join(f"{h:>9}" for h in head[:3]) + "   " + " ".join(f"{h:>9}" for h in head[3:])
-    )
+    print(f"{'':<22} " + " ".join(f"{h:>9}" for h in head[:3]) + "   " + " ".join(f"{h:>9}" for h in head[3:]))
     for name, bench, stream in (
         ("openai plain", _openai, False),
         ("openai stream", _openai, True),

@@ -103,9 +103,7 @@ def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptio
     return build_pipeline(context, catalog.reviewers)
 
 
-def build_run_store(
-    catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]
-) -> Any:
+def build_run_store(catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]) -> Any:
     """The configured run store, or None when logging is off or no store plugin is installed."""
     if options.no_log or not settings.storage.enabled:
         return None
@@ -181,7 +179,5 @@ def build_container(options: AppOptions, **overrides: Any) -> Container:
     container = Container()
     container.options.override(providers.Object(options))
     for name, value in overrides.items():
-        getattr(container, name).override(
-            value if isinstance(value, providers.Provider) else providers.Object(value)
-        )
+        getattr(container, name).override(value if isinstance(value, providers.Provider) else providers.Object(value))
     return container

@@ -126,13 +126,6 @@ class RunFinished(_Event):
 
 
 RunEvent = Annotated[
-    RunStarted
-    | TurnStarted
-    | TextDelta
-    | ToolCallEvent
-    | ReviewEvent
-    | ToolResultEvent
-    | TurnFinished
-    | RunFinished,
+    RunStarted | TurnStarted | TextDelta | ToolCallEvent | ReviewEvent | ToolResultEvent | TurnFinished | RunFinished,
     Field(discriminator="type"),
 ]

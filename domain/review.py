@@ -59,9 +59,7 @@ class QuorumRule(BaseModel):
         """
         m = _RULE.match(text.strip())
         if not m:
-            raise ConfigurationError(
-                f"expected majority, unanimous, at_least:N or percentage:P, got {text!r}"
-            )
+            raise ConfigurationError(f"expected majority, unanimous, at_least:N or percentage:P, got {text!r}")
         if m.group(2) is not None:
             n = int(m.group(2))
             if n < 1:

@@ -25,20 +25,14 @@ from quorum.domain.tools import (
 
 
 def text(t: str, *, usage: Usage | None = None, stop: StopReason | None = None) -> LlmResponse:
-    return LlmResponse(
-        content=(TextBlock(text=t),), stop_reason=stop or StopReason.end_turn(), usage=usage or Usage()
-    )
+    return LlmResponse(content=(TextBlock(text=t),), stop_reason=stop or StopReason.end_turn(), usage=usage or Usage())
 
 
-def calls(
-    *specs: tuple[str, dict[str, Any]] | ToolUseBlock, say: str = "", usage: Usage | None = None
-) -> LlmResponse:
+def calls(*specs: tuple[str, dict[str, Any]] | ToolUseBlock, say: str = "", usage: Usage | None = None) -> LlmResponse:
     """A response asking for tool calls; ids are c1, c2, … unless a ToolUseBlock is given."""
     blocks: list[Any] = [TextBlock(text=say)] if say else []
     for i, spec in enumerate(specs, 1):
-        blocks.append(
-            spec if isinstance(spec, ToolUseBlock) else ToolUseBlock(id=f"c{i}", name=spec[0], input=spec[1])
-        )
+        blocks.append(spec if isinstance(spec, ToolUseBlock) else ToolUseBlock(id=f"c{i}", name=spec[0], input=spec[1]))
     return LlmResponse(content=tuple(blocks), stop_reason=StopReason.tool_use(), usage=usage or Usage())
 
 
@@ -124,9 +118,7 @@ class FakeGateway:
     session_obj: ScriptedSession
     opened: list[tuple[str, str | None]] = field(default_factory=list)
 
-    def session(
-        self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
-    ) -> Any:
+    def session(self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> Any:
         self.opened.append((model_id, system_prompt))
         self.session_obj.messages[:0] = list(history)
         return self.session_obj
@@ -181,9 +173,7 @@ class JsonSchema:
             types = {"path": "string"}
             schema = {
                 "type": "object",
-                "properties": {
-                    p.name: {"type": types.get(p.param_type, p.param_type)} for p in tool.parameters
-                },
+                "properties": {p.name: {"type": types.get(p.param_type, p.param_type)} for p in tool.parameters},
                 "required": [p.name for p in tool.parameters if p.required],
             }
         return {"name": tool.name, "description": tool.description, "input_schema": schema, "risk": tool.risk.value}
@@ -217,9 +207,7 @@ class ScriptedReviewer:
             verdict=Verdict.APPROVE if ok else Verdict.REJECT,
             reason="looks " + ("fine" if ok else "dangerous"),
         )
-        return ReviewDecision(
-            approved=ok, decided_by="quorum", votes=(vote,), rule="majority", reason=vote.reason
-        )
+        return ReviewDecision(approved=ok, decided_by="quorum", votes=(vote,), rule="majority", reason=vote.reason)
 
 
 @dataclass

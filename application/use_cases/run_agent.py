@@ -103,9 +103,7 @@ class RunAgent:
         except TimeoutError:
             if not deadline.expired():
                 raise
-            self._close_pending(
-                session, state, f"cancelled: the run timed out after {params.timeout_seconds:g} s"
-            )
+            self._close_pending(session, state, f"cancelled: the run timed out after {params.timeout_seconds:g} s")
             reason, detail = RunStopReason.TIMEOUT, f"the run timed out after {params.timeout_seconds:g} s"
         except asyncio.CancelledError:
             self._close_pending(session, state, "cancelled: the run was cancelled")
@@ -285,14 +283,10 @@ class RunAgent:
                 tool = state.offered.get(call.name)
                 risk = tool.risk if tool is not None else RiskLevel.HIGH
                 self._observer.on_event(
-                    ToolCallEvent(
-                        id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk
-                    )
+                    ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk)
                 )
                 pending.announced.add(index)
-            result = ToolResultMessage(
-                tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True
-            )
+            result = ToolResultMessage(tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True)
             pending.results[index] = result
             self._observer.on_event(result_event(result))
 

@@ -38,9 +38,7 @@ def open_run_store(config_path: Path | None) -> Any:
     entry = container.catalog().stores.get(settings.storage.backend)
     if entry is None:
         known = ", ".join(container.catalog().stores.names()) or "none installed"
-        raise ConfigurationError(
-            f"no run-store plugin {settings.storage.backend!r} ({known})", key="storage.backend"
-        )
+        raise ConfigurationError(f"no run-store plugin {settings.storage.backend!r} ({known})", key="storage.backend")
     return entry.value(StoreContext(settings=settings, env=container.env(), data_dir=user_data_dir()))
 
 
@@ -101,9 +99,7 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
         wanted = store.last_run_id() if run_id == "last" else run_id
         run = store.get_run(wanted) if wanted else None
         if run is None:
-            raise UsageError(
-                "no runs recorded yet" if wanted is None else f"no run {run_id!r} in the run log"
-            )
+            raise UsageError("no runs recorded yet" if wanted is None else f"no run {run_id!r} in the run log")
         events = store.load_events(run.run_id)
     if as_json:
         click.echo(json.dumps({"type": "run", **run.model_dump(mode="json")}))
@@ -160,9 +156,7 @@ def _show_events(events: list[Any]) -> None:
         elif event.type == "review":
             verdict = "approved" if event.approved else "REJECTED"
             rule = f", rule {event.rule}" if event.rule else ""
-            click.echo(
-                f"    review of {event.call_id}: {verdict} by {event.decided_by}{rule}: {event.reason}"
-            )
+            click.echo(f"    review of {event.call_id}: {verdict} by {event.decided_by}{rule}: {event.reason}")
             for vote in event.votes:
                 click.echo(f"      - {vote.reviewer}: {vote.verdict} ({vote.latency_ms:g} ms) {vote.reason}")
         elif event.type == "tool_result":

@@ -116,9 +116,7 @@ def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
             if as_json:
                 click.echo(json.dumps(r))
             elif r["ok"]:
-                click.echo(
-                    f"ok    {r['name']}: started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools"
-                )
+                click.echo(f"ok    {r['name']}: started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools")
                 for tool in r["tools"]:
                     click.echo(f"        {tool}")
             else:

@@ -38,12 +38,8 @@ def _arguments(text: str) -> dict[str, Any]:
 @click.command("review-check")
 @click.argument("tool")
 @click.argument("args_json", default="{}", required=False)
-@click.option(
-    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
-)
-@click.option(
-    "--task", default="(review-check)", show_default=True, help="The task reviewers are told about."
-)
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file.")
+@click.option("--task", default="(review-check)", show_default=True, help="The task reviewers are told about.")
 @click.option("--rules-only", is_flag=True, help="Only evaluate the [[review.rules]] policy rules.")
 @click.option("--yes", "-y", is_flag=True, help="As in `run --yes`: the human step approves.")
 @click.option("--json", "as_json", is_flag=True, help="Print the decision as one JSON object.")
@@ -110,9 +106,7 @@ async def _check(
     if rules_only:
         rule = first_match(settings.review.rules, tool_name, arguments)
         if rule is None or rule.decision == "ask":
-            goes = (
-                "the human step" if rule is not None or not settings.review.reviewers else "the review panel"
-            )
+            goes = "the human step" if rule is not None or not settings.review.reviewers else "the review panel"
             said = "no policy rule matches" if rule is None else f"rule '{rule.describe()}' says ask"
             return {
                 **base,
@@ -128,9 +122,7 @@ async def _check(
             "reason": rule.reason,
         }
     reviewer = container.reviewer()
-    context = ReviewContext(
-        run_id="review-check", task=task, tool=offered, risk=risk.level, risk_reason=risk.reason
-    )
+    context = ReviewContext(run_id="review-check", task=task, tool=offered, risk=risk.level, risk_reason=risk.reason)
     decision = await reviewer.review(call, context)
     event = ReviewEvent.of(call.native_id, tool_name, decision).model_dump(mode="json")
     return {
@@ -143,9 +135,7 @@ async def _check(
 def _print(outcome: dict[str, Any]) -> None:
     where = "" if outcome["known_tool"] else "  (not a tool available here)"
     click.echo(f"{outcome['tool']} {json.dumps(outcome['arguments'], ensure_ascii=False)}{where}")
-    click.echo(
-        f"risk: {outcome['risk']}" + (f" — {outcome['risk_reason']}" if outcome["risk_reason"] else "")
-    )
+    click.echo(f"risk: {outcome['risk']}" + (f" — {outcome['risk_reason']}" if outcome["risk_reason"] else ""))
     if outcome.get("pipeline"):
         click.echo(f"review: {outcome['pipeline']}")
     if outcome["decided_by"] == "not reviewed":
@@ -158,6 +148,4 @@ def _print(outcome: dict[str, Any]) -> None:
     if outcome.get("rule"):
         click.echo(f"rule: {outcome['rule']}")
     for vote in outcome.get("votes", []):
-        click.echo(
-            f"  {vote['verdict']:<7} {vote['reviewer']} ({vote['latency_ms'] / 1000:.1f} s): {vote['reason']}"
-        )
+        click.echo(f"  {vote['verdict']:<7} {vote['reviewer']} ({vote['latency_ms'] / 1000:.1f} s): {vote['reason']}")

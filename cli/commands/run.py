@@ -34,9 +34,7 @@ def run_options(func: Any) -> Any:
     """The flags shared by ``run`` and ``ask``."""
     decorators = [
         click.argument("task", nargs=-1, required=False),
-        click.option(
-            "--model", "-m", metavar="PROVIDER:MODEL", help="Model to use, e.g. openai:gpt-4.1-mini."
-        ),
+        click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Model to use, e.g. openai:gpt-4.1-mini."),
         click.option(
             "--config",
             "config_path",
@@ -168,9 +166,7 @@ async def _execute(
         history = continued.history
         model = model or continued.model
     model_id = choose_model(model or settings.model, container.env())
-    system_prompt = settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(
-        workspace=workspace_of(settings)
-    )
+    system_prompt = settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace_of(settings))
     request = RunRequest(
         task=task,
         model_id=model_id,
@@ -199,9 +195,7 @@ def _continuation(container: Any, run_id: str | None) -> Any:
 
     store = container.run_store()
     if store is None:
-        raise UsageError(
-            "--continue/--resume need the run log, which is disabled ([storage] enabled = false)"
-        )
+        raise UsageError("--continue/--resume need the run log, which is disabled ([storage] enabled = false)")
     return continuation(store, run_id)
 
 

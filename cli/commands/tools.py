@@ -19,12 +19,8 @@ def tools() -> None:
 
 @tools.command("list")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per tool.")
-@click.option(
-    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
-)
-@click.option(
-    "--workspace", "-w", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory."
-)
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file.")
+@click.option("--workspace", "-w", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory.")
 def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) -> None:
     """List tools: name, risk and the plugin/source they come from."""
     from quorum.cli.container import build_container

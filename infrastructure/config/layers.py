@@ -12,9 +12,7 @@ from typing import Any
 from quorum.domain.errors import ConfigurationError
 
 ENV_PREFIX = "QUORUM_"
-ENV_NOT_CONFIG = frozenset(
-    {"QUORUM_DISABLE_PLUGIN_AUTOLOAD", "QUORUM_CONFIG", "QUORUM_DB", "QUORUM_TRACE_PLUGINS"}
-)
+ENV_NOT_CONFIG = frozenset({"QUORUM_DISABLE_PLUGIN_AUTOLOAD", "QUORUM_CONFIG", "QUORUM_DB", "QUORUM_TRACE_PLUGINS"})
 """QUORUM_* variables that are switches, not config keys (QUORUM_DB is mapped to storage.path)."""
 
 

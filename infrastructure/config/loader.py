@@ -154,9 +154,7 @@ def _provider_instance(
     model = provider_models[kind]
     if model is None:
         if body:
-            raise ConfigurationError(
-                f"provider type {kind!r} takes no settings", source=raw.source_of(path), key=path
-            )
+            raise ConfigurationError(f"provider type {kind!r} takes no settings", source=raw.source_of(path), key=path)
         return ProviderInstance(name, kind, None)
     try:
         return ProviderInstance(name, kind, model.model_validate(body))

@@ -175,15 +175,12 @@ class McpServerConnection:
             await self._stop_owner()
             if getattr(error, "code", None) == _CONNECTION_CLOSED:
                 self._fail(
-                    "failed to start: it exited or closed the connection during the handshake "
-                    f"({_describe(error)})"
+                    f"failed to start: it exited or closed the connection during the handshake ({_describe(error)})"
                 )
             self._fail(f"failed to start: {_describe(error)}")
         if getattr(self._client, "protocol_version", None) == "2026-07-28":
             listening = asyncio.Event()
-            self._listener = asyncio.create_task(
-                self._listen(self._client, listening), name=f"mcp-listen-{self.name}"
-            )
+            self._listener = asyncio.create_task(self._listen(self._client, listening), name=f"mcp-listen-{self.name}")
             # Wait for the subscription to be acknowledged, so no change announced after start is lost.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(listening.wait(), self.settings.timeout_seconds)
@@ -224,9 +221,7 @@ class McpServerConnection:
 
             env = expand_variables(settings.env, self._env, where=f"{self.where}.env")
             cwd = settings.cwd and str((self._workspace / settings.cwd).resolve())
-            params = StdioServerParameters(
-                command=settings.command, args=list(settings.args), env=env or None, cwd=cwd
-            )
+            params = StdioServerParameters(command=settings.command, args=list(settings.args), env=env or None, cwd=cwd)
             transport = stdio_client(params, errlog=self._stderr.file())
         else:
             import httpx2
@@ -287,9 +282,7 @@ class McpServerConnection:
         if self._owner is None or self._owner.done():
             return True
         names = {cls.__name__ for cls in type(error).__mro__}
-        return bool(
-            names & {"ClosedResourceError", "BrokenResourceError", "EndOfStream", "TransportError", "OSError"}
-        )
+        return bool(names & {"ClosedResourceError", "BrokenResourceError", "EndOfStream", "TransportError", "OSError"})
 
     def _mark_dead(self, message: str) -> None:
         if self.state == "running":

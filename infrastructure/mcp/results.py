@@ -34,11 +34,7 @@ def _block_text(block: Any) -> str:
         uri = getattr(resource, "uri", "?")
         mime = getattr(resource, "mime_type", None) or "unknown type"
         text = getattr(resource, "text", None)
-        size = (
-            len(text.encode("utf-8"))
-            if isinstance(text, str)
-            else _decoded_size(getattr(resource, "blob", None))
-        )
+        size = len(text.encode("utf-8")) if isinstance(text, str) else _decoded_size(getattr(resource, "blob", None))
         return f"[resource {uri}: {mime}, {size} bytes]"
     if kind == "resource_link":
         mime = getattr(block, "mime_type", None) or "unknown type"

@@ -65,9 +65,7 @@ class McpToolSource:
     ) -> None:
         cache = ToolListCache(cache_dir) if cache_dir is not None else None
         self.connections: dict[str, McpServerConnection] = {
-            name: McpServerConnection(
-                name, settings, env=env or {}, workspace=workspace or Path.cwd(), cache=cache
-            )
+            name: McpServerConnection(name, settings, env=env or {}, workspace=workspace or Path.cwd(), cache=cache)
             for name, settings in servers.items()
         }
         self.problems: list[str] = []
@@ -145,17 +143,11 @@ class McpToolSource:
         kept = [
             t
             for t in tools
-            if (
-                not settings.enabled_tools
-                or any(fnmatch.fnmatchcase(t.name, p) for p in settings.enabled_tools)
-            )
+            if (not settings.enabled_tools or any(fnmatch.fnmatchcase(t.name, p) for p in settings.enabled_tools))
             and not any(fnmatch.fnmatchcase(t.name, p) for p in settings.disabled_tools)
         ]
         by_original = {t.name: t for t in kept}
-        return {
-            name: by_original[original]
-            for name, original in namespace_all(connection.name, by_original).items()
-        }
+        return {name: by_original[original] for name, original in namespace_all(connection.name, by_original).items()}
 
     def _note(self, message: str) -> None:
         if message not in self.problems:

@@ -38,4 +38,5 @@ __all__ = [
     "ToolSource",
     "ToolSourceContext",
     "hookimpl",
+    "load_plugins",
 ]

@@ -40,9 +40,7 @@ class ProviderGateway(Protocol):
     Creating the gateway must be cheap; SDK imports and clients are made in ``session``.
     """
 
-    def session(
-        self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
-    ) -> LlmSession:
+    def session(self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> LlmSession:
         """A session on ``model`` (the part after ``:``). Raises UsageError/ConfigurationError."""
         ...
 

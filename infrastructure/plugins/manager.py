@@ -121,9 +121,7 @@ def load_plugins(
             version = dist.version if dist is not None else None
             dist_name = dist.metadata["Name"] if dist is not None else None
             if ep.name in blocked_set:
-                infos.append(
-                    PluginInfo(ep.name, version, builtin=False, blocked=True, distribution=dist_name)
-                )
+                infos.append(PluginInfo(ep.name, version, builtin=False, blocked=True, distribution=dist_name))
                 continue
             if pm.get_plugin(ep.name) is not None:
                 continue
@@ -141,9 +139,7 @@ def load_plugins(
     except pluggy.PluginValidationError as error:
         raise ConfigurationError(f"plugin {error.plugin!r} implements an unknown hook: {error}") from error
 
-    catalog = PluginCatalog(
-        manager=pm, plugins=infos, config_sections=ConfigSectionRegistry(reserved_sections)
-    )
+    catalog = PluginCatalog(manager=pm, plugins=infos, config_sections=ConfigSectionRegistry(reserved_sections))
     call_registration_hook(pm, "quorum_register_config_sections", "registry", catalog.config_sections)
     call_registration_hook(pm, "quorum_register_providers", "registry", catalog.providers)
     call_registration_hook(pm, "quorum_register_tools", "registry", catalog.tools)

@@ -140,8 +140,7 @@ class ToolRegistry(_Registry[Callable[..., Any]]):
 
     def registrations(self) -> list[Registration]:
         tools = [
-            Registration("tool", f.definition.name, f.plugin, f.definition.description)
-            for f in self.functions.values()
+            Registration("tool", f.definition.name, f.plugin, f.definition.description) for f in self.functions.values()
         ]
         return super().registrations() + tools
 
@@ -198,7 +197,8 @@ class CommandRegistry(_Registry[Any]):
             raise ConfigurationError(f"plugin {self.current_plugin!r}: add() needs a click command")
         if name in self._reserved:
             raise ConfigurationError(f"plugin {self.current_plugin!r} tried to replace built-in command {name!r}")
-        self._add(name, command, description=(command.get_short_help_str() if hasattr(command, "get_short_help_str") else ""))
+        short_help = getattr(command, "get_short_help_str", None)
+        self._add(name, command, description=short_help() if short_help is not None else "")
 
 
 async def call_tool_function(function: ToolFunction, arguments: dict[str, Any]) -> ToolOutcome:

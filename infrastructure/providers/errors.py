@@ -35,9 +35,7 @@ class ErrorTranslator:
     max_retries: int
     timeout: float
 
-    def translate(
-        self, error: BaseException, sdk: ModuleType, *, mid_stream: bool = False
-    ) -> ProviderError | None:
+    def translate(self, error: BaseException, sdk: ModuleType, *, mid_stream: bool = False) -> ProviderError | None:
         """The domain error for ``error`` raised by ``sdk`` or httpx2, or None when it is foreign.
 
         Args:
@@ -48,9 +46,7 @@ class ErrorTranslator:
         import httpx2  # already imported by the SDK; only reached on a failure
 
         if mid_stream and isinstance(error, sdk.APIConnectionError | httpx2.HTTPError):
-            cause = (
-                error.__cause__ if isinstance(error, sdk.APIConnectionError) and error.__cause__ else error
-            )
+            cause = error.__cause__ if isinstance(error, sdk.APIConnectionError) and error.__cause__ else error
             return self._error(
                 f"the connection to provider {self.provider!r} at {self.base_url} was lost "
                 f"mid-response: {_describe(cause)}"
@@ -59,19 +55,14 @@ class ErrorTranslator:
             return self._status(error.status_code, _server_message(error))
         if isinstance(error, sdk.APITimeoutError):
             return self._error(
-                f"the request to provider {self.provider!r} at {self.base_url} timed out "
-                f"after {self.timeout:g} s"
+                f"the request to provider {self.provider!r} at {self.base_url} timed out after {self.timeout:g} s"
             )
         if isinstance(error, sdk.APIConnectionError):
             cause = error.__cause__ or error
-            return self._error(
-                f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}"
-            )
+            return self._error(f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}")
         if isinstance(error, sdk.APIError):  # an error event inside a stream, a malformed body
             where = " mid-response" if mid_stream else ""
-            return self._error(
-                f"provider {self.provider!r} returned an error{where}: {_server_message(error)}"
-            )
+            return self._error(f"provider {self.provider!r} returned an error{where}: {_server_message(error)}")
         if isinstance(error, httpx2.HTTPError):
             return self._error(
                 f"the connection to provider {self.provider!r} at {self.base_url} failed: {_describe(error)}"
@@ -92,16 +83,11 @@ class ErrorTranslator:
         elif status == 404:
             text = f"model {self.model!r} not found at provider {name!r} ({self.base_url}): {message}"
         elif status == 429:
-            text = (
-                f"provider {name!r} is rate-limiting requests (HTTP 429) "
-                f"after {self.max_retries} retries: {message}"
-            )
+            text = f"provider {name!r} is rate-limiting requests (HTTP 429) after {self.max_retries} retries: {message}"
         elif status >= 500 or status in (408, 409):
             text = f"provider {name!r} failed with HTTP {status} after {self.max_retries} retries: {message}"
         else:
-            text = (
-                f"provider {name!r} rejected the request to model {self.model!r} (HTTP {status}): {message}"
-            )
+            text = f"provider {name!r} rejected the request to model {self.model!r} (HTTP {status}): {message}"
         return self._error(text, status)
 
     def _error(self, message: str, status: int | None = None) -> ProviderError:

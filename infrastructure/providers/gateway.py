@@ -67,8 +67,6 @@ class PluginLlmGateway:
             instance = default_provider(name, models)
         entry = self._registry.get(instance.kind)
         assert entry is not None  # the loader validated the kind
-        gateway: Any = entry.value(
-            ProviderContext(instance.name, instance.kind, instance.settings, self._env)
-        )
+        gateway: Any = entry.value(ProviderContext(instance.name, instance.kind, instance.settings, self._env))
         self._gateways[name] = gateway
         return gateway

@@ -48,9 +48,7 @@ class SdkGateway(ABC):
         self._sdk: ModuleType | None = None
         self._api_key: str | None = None
 
-    def session(
-        self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
-    ) -> LlmSession:
+    def session(self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> LlmSession:
         """A session on ``model``. Raises UsageError (no model) or ConfigurationError (no key)."""
         if not model:
             raise UsageError(f"provider {self.name!r} needs a model name: use {self.name}:MODEL")

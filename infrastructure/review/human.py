@@ -90,13 +90,9 @@ class HumanReviewer:
         """Decide ``call``, which reached the human step because of ``why`` after ``votes``."""
         earlier = tuple(votes)
         if self.mode == "auto_approve":
-            return ReviewDecision(
-                approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})"
-            )
+            return ReviewDecision(approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})")
         if self.mode == "auto_reject":
-            return ReviewDecision(
-                approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})"
-            )
+            return ReviewDecision(approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})")
         if call.name in self._always:
             return ReviewDecision(
                 approved=True,

@@ -59,9 +59,7 @@ class ReviewPipeline:
         try:
             decision = await self.quorum.review(call, context)
         except Exception as error:  # the port says never raise; if it does, fail closed
-            return ReviewDecision(
-                approved=False, decided_by="quorum", reason=f"the review panel failed: {error}"
-            )
+            return ReviewDecision(approved=False, decided_by="quorum", reason=f"the review panel failed: {error}")
         if decision.approved or not self.escalate_on_reject:
             return decision
         escalated = await self.human.decide(

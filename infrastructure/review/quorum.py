@@ -48,9 +48,7 @@ class QuorumReviewer:
             tasks = [group.create_task(self._timed_vote(v, call, context)) for v in self._voters]
         votes = tuple(task.result() for task in tasks)
         approved, reason = self._rule.evaluate(votes, min_votes=self._min_votes)
-        return ReviewDecision(
-            approved=approved, decided_by="quorum", votes=votes, rule=str(self._rule), reason=reason
-        )
+        return ReviewDecision(approved=approved, decided_by="quorum", votes=votes, rule=str(self._rule), reason=reason)
 
     async def _timed_vote(self, voter: Voter, call: ToolCall, context: ReviewContext) -> Vote:
         started = self._clock()

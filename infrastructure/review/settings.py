@@ -50,17 +50,13 @@ class ReviewSettings(Section):
     def _reviewers_named(cls, value: list[str]) -> list[str]:
         for name in value:
             if not name.strip() or name.startswith(":"):
-                raise ValueError(
-                    f"reviewer {name!r}: expected 'provider:model' or a registered reviewer name"
-                )
+                raise ValueError(f"reviewer {name!r}: expected 'provider:model' or a registered reviewer name")
         return value
 
     @model_validator(mode="after")
     def _panel_can_decide(self) -> ReviewSettings:
         if self.reviewers and self.min_votes is not None and self.min_votes > len(self.reviewers):
-            raise ValueError(
-                f"min_votes = {self.min_votes} can never be met by a panel of {len(self.reviewers)}"
-            )
+            raise ValueError(f"min_votes = {self.min_votes} can never be met by a panel of {len(self.reviewers)}")
         rule = QuorumRule.parse(self.rule)
         if self.reviewers and rule.kind == "at_least" and int(rule.value or 0) > len(self.reviewers):
             raise ValueError(f"rule = {self.rule!r} can never be met by a panel of {len(self.reviewers)}")

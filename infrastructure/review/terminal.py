@@ -37,8 +37,7 @@ class TerminalPrompt:
         self._write(render(request))
         for _ in range(MAX_ATTEMPTS):
             self._write(
-                f"Approve {request.call.name}? [y]es / [n]o / [a]lways approve {request.call.name} "
-                "for this run: "
+                f"Approve {request.call.name}? [y]es / [n]o / [a]lways approve {request.call.name} for this run: "
             )
             line = await self._read_line()
             if line is None:

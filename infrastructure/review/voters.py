@@ -62,9 +62,7 @@ class ModelVoter:
                 calls = response.tool_calls()
                 if calls:
                     results = [
-                        ToolResultMessage(
-                            tool_use_id=c.native_id, tool_name=c.name, output=outcome, is_error=True
-                        )
+                        ToolResultMessage(tool_use_id=c.native_id, tool_name=c.name, output=outcome, is_error=True)
                         for c in calls
                     ]
                     response = await session.send_tool_results(results, tools, note=NUDGE)

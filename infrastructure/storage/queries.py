@@ -38,9 +38,7 @@ _SOURCES = (
 )  # fmt: skip
 """(where, SQL selecting run_id, turn and the searched body) of every searchable text but the model's."""
 
-_ORDER = {
-    where: i for i, where in enumerate(("task", "text", "tool_call", "tool_result", "review", "output"))
-}
+_ORDER = {where: i for i, where in enumerate(("task", "text", "tool_call", "tool_result", "review", "output"))}
 
 EXCERPT = 60
 """Characters of context shown on each side of a match."""
@@ -70,8 +68,7 @@ def _model_text_matches(conn: sqlite3.Connection, needle: str) -> list[tuple[str
             hits.append(("text", current[0], current[1], body))
 
     rows = conn.execute(
-        "SELECT run_id, turn, json_extract(data, '$.text') FROM events WHERE type = 'text'"
-        " ORDER BY run_id, seq"
+        "SELECT run_id, turn, json_extract(data, '$.text') FROM events WHERE type = 'text' ORDER BY run_id, seq"
     )
     for run_id, turn, piece in rows:
         if (run_id, turn) != current:

@@ -80,9 +80,7 @@ class SqliteRunStore:
         source = str(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False
-            )
+            conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as error:
             raise ConfigurationError(f"cannot open the run log: {error}", source=source) from None
         try:
@@ -222,9 +220,7 @@ class SqliteRunStore:
                 break  # the run it continued was deleted: continue from what is left
             chain.append(current)
             current = run.parent_run_id
-        return join_histories(
-            rebuild_history(e.event for e in self.load_events(rid)) for rid in reversed(chain)
-        )
+        return join_histories(rebuild_history(e.event for e in self.load_events(rid)) for rid in reversed(chain))
 
     def search(self, text: str, limit: int = 50) -> list[SearchHit]:
         with self._read() as conn:

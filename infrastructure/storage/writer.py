@@ -25,9 +25,7 @@ def write_events(conn: sqlite3.Connection, run_id: str, turn: int, events: Seque
             turn = event.turn
         elif isinstance(event, RunFinished):
             finished = recorded
-        rows.append(
-            (run_id, recorded.seq, recorded.at.timestamp(), event.type, turn, event.model_dump_json())
-        )
+        rows.append((run_id, recorded.seq, recorded.at.timestamp(), event.type, turn, event.model_dump_json()))
     conn.executemany("INSERT INTO events (run_id, seq, at, type, turn, data) VALUES (?, ?, ?, ?, ?, ?)", rows)
     if finished is not None:
         last = finished.event

@@ -52,9 +52,7 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
             _p("pattern", "Python regular expression."),
             _p("path", "File or directory to search (default: the workspace).", "path", required=False),
             _p("glob", "Only files whose name matches this glob, e.g. '*.py'.", required=False),
-            _p(
-                "max_results", "Stop after this many matching lines (default 200).", "integer", required=False
-            ),
+            _p("max_results", "Stop after this many matching lines (default 200).", "integer", required=False),
         ),
     ),
     ToolDefinition(

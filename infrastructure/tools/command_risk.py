@@ -119,9 +119,7 @@ def _git_rule(args: Sequence[str]) -> str | None:
             return None
         return "git tag with arguments creates or deletes tags"
     if sub == "remote":
-        return (
-            None if sub_args in ([], ["-v"], ["--verbose"]) else "git remote with arguments changes remotes"
-        )
+        return None if sub_args in ([], ["-v"], ["--verbose"]) else "git remote with arguments changes remotes"
     if sub == "stash":
         return None if sub_args[:1] == ["list"] else "git stash changes the work tree"
     return f"git {sub} is not a read-only git command"
@@ -266,6 +264,4 @@ def classify_command(command: str) -> RiskAssessment:
         if reason:
             return _high(reason)
         programs.append(words[0] if words[0] != "git" or len(words) < 2 else f"git {words[1]}")
-    return RiskAssessment(
-        level=RiskLevel.LOW, reason=f"read-only command ({', '.join(dict.fromkeys(programs))})"
-    )
+    return RiskAssessment(level=RiskLevel.LOW, reason=f"read-only command ({', '.join(dict.fromkeys(programs))})")

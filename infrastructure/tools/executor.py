@@ -74,9 +74,7 @@ class PluginToolExecutor:
     async def listed_tools(self) -> list[ListedTool]:
         """Every offered tool with its source, for listings. Lists each source again (sources cache)."""
         async with self._lock:
-            results = await asyncio.gather(
-                *(self._list_source(s) for s in self._sources), return_exceptions=False
-            )
+            results = await asyncio.gather(*(self._list_source(s) for s in self._sources), return_exceptions=False)
             listed: list[ListedTool] = []
             routes: dict[str, ToolSource] = {}
             for source, definitions in zip(self._sources, results, strict=True):
@@ -91,9 +89,7 @@ class PluginToolExecutor:
                         continue
                     routes[definition.name] = source
                     listed.append(
-                        ListedTool(
-                            self._with_override(definition), source.name, _origin(source, definition.name)
-                        )
+                        ListedTool(self._with_override(definition), source.name, _origin(source, definition.name))
                     )
             self._routes = routes
             self._listed = listed
@@ -110,26 +106,20 @@ class PluginToolExecutor:
         try:
             return source.assess_risk(call, tool)
         except Exception as error:  # a plugin's bug must not crash the run; fail towards review
-            return RiskAssessment(
-                level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})"
-            )
+            return RiskAssessment(level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})")
 
     async def execute(self, call: ToolCall) -> ToolOutcome:
         if self._listed is None:
             await self.listed_tools()
         source = self._routes.get(call.name)
         if source is None:
-            return ToolOutcome(
-                output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True
-            )
+            return ToolOutcome(output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True)
         try:
             outcome = await source.execute(call)
         except QuorumError as error:
             outcome = ToolOutcome(output=str(error), is_error=True)
         except Exception as error:
-            outcome = ToolOutcome(
-                output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True
-            )
+            outcome = ToolOutcome(output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True)
         if not isinstance(outcome, ToolOutcome):
             outcome = ToolOutcome(output=str(outcome))
         capped = cap_text(outcome.output, self._settings.output_limit_bytes)

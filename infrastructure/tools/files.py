@@ -70,9 +70,7 @@ def read_file(workspace: Workspace, arguments: dict[str, Any], limit_bytes: int)
             kept.append(text)
             used += len(raw_line)
     if line_no < offset and offset > 1:
-        raise ToolRefusedError(
-            f"offset {offset} is past the end of {arguments.get('path')!r} ({line_no} lines)"
-        )
+        raise ToolRefusedError(f"offset {offset} is past the end of {arguments.get('path')!r} ({line_no} lines)")
     body = "".join(kept)
     if more or offset > 1:
         last = offset + len(kept) - 1

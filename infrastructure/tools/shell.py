@@ -40,9 +40,7 @@ class _Capture:
         return body
 
 
-async def _wait_exit(
-    process: asyncio.subprocess.Process, readers: asyncio.Future[object], timeout: float
-) -> bool:
+async def _wait_exit(process: asyncio.subprocess.Process, readers: asyncio.Future[object], timeout: float) -> bool:
     """Wait until the shell exits (True) or ``timeout`` passes (False).
 
     ``Process.wait()`` also waits for the pipes to close, which a background grandchild can delay
@@ -120,9 +118,7 @@ async def run_command(
             await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)
     parts = [f"exit code: {process.returncode}"]
     if timed_out:
-        parts[0] = (
-            f"timed out after {timeout:g} s; the process group was killed (exit code {process.returncode})"
-        )
+        parts[0] = f"timed out after {timeout:g} s; the process group was killed (exit code {process.returncode})"
     parts.append("--- stdout ---\n" + (out.text() if out.total else "(empty)"))
     if err.total:
         parts.append("--- stderr ---\n" + err.text())

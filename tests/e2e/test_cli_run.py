@@ -160,9 +160,7 @@ def test_human_output_shows_calls_results_and_final_line(cli: Cli) -> None:
 def test_demo_script_runs_offline(cli: Cli) -> None:
     for name in ("README.md", "pyproject.toml"):
         (cli.workspace / name).write_text((REPO / name).read_text())
-    result = cli(
-        "run", "--model", f"scripted:{REPO / 'examples' / 'demo.toml'}", "--json", "Summarise this project"
-    )
+    result = cli("run", "--model", f"scripted:{REPO / 'examples' / 'demo.toml'}", "--json", "Summarise this project")
     assert result.code == 0, result.stderr
     events = result.events()
     assert_contract(events)
@@ -173,9 +171,7 @@ def test_demo_script_runs_offline(cli: Cli) -> None:
 
 
 def test_version_and_help() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "quorum.cli.main", "--version"], capture_output=True, text=True
-    )
+    out = subprocess.run([sys.executable, "-m", "quorum.cli.main", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("quorum ")
     out = subprocess.run([sys.executable, "-m", "quorum.cli.main", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "run" in out.stdout and "ask" in out.stdout
@@ -190,7 +186,8 @@ def test_help_and_version_import_no_sdk_and_no_mcp() -> None:
         "        cli.main(args=args, prog_name='quorum', standalone_mode=False)\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "print('LOADED', sorted(m for m in ('openai', 'anthropic', 'mcp', 'httpx2', 'dependency_injector') if m in sys.modules))\n"
+        "heavy = ('openai', 'anthropic', 'mcp', 'httpx2', 'dependency_injector')\n"
+        "print('LOADED', sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "LOADED []"

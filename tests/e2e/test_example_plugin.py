@@ -73,9 +73,7 @@ def test_plugin_provider_and_tool_are_usable(pcli: Cli) -> None:
 
 def test_blocking_the_plugin_in_config(pcli: Cli) -> None:
     pcli.write("quorum.toml", '[plugins]\nblocked = ["echo"]\n')
-    listed = {
-        row["name"]: row for row in map(json.loads, pcli("plugins", "list", "--json").stdout.splitlines())
-    }
+    listed = {row["name"]: row for row in map(json.loads, pcli("plugins", "list", "--json").stdout.splitlines())}
     assert listed["echo"]["blocked"] is True and listed["echo"]["registered"] == []
     result = pcli("run", "--model", "echo", "x")
     assert result.code == 2 and "unknown provider 'echo'" in result.stderr

@@ -71,9 +71,7 @@ def test_logs_list_show_and_search_for_people(cli: Cli) -> None:
     lines = listed.stdout.splitlines()
     assert lines[0].split()[:3] == ["RUN", "STARTED", "STATUS"]
     assert "say hi" in lines[1] and first in lines[2] and "end_turn" in lines[2]
-    assert [json.loads(x)["task"] for x in cli("logs", "list", "-n", "1", "--json").stdout.splitlines()] == [
-        "say hi"
-    ]
+    assert [json.loads(x)["task"] for x in cli("logs", "list", "-n", "1", "--json").stdout.splitlines()] == ["say hi"]
 
     shown = cli("logs", "show", first).stdout
     for expected in (

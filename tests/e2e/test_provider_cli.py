@@ -60,9 +60,7 @@ def test_two_tool_turns_then_a_final_answer(cli: Cli, server: tuple[str, Scripte
     cli.write("notes.txt", "hello from the notes\n")
     wire.enqueue(*SCRIPT)
 
-    result = cli(
-        "run", "--model", "local:m", "--json", "--workspace", str(cli.workspace), "what do the notes say?"
-    )
+    result = cli("run", "--model", "local:m", "--json", "--workspace", str(cli.workspace), "what do the notes say?")
 
     assert result.code == 0, result.stderr
     events = result.events()
@@ -91,9 +89,7 @@ def test_two_tool_turns_then_a_final_answer(cli: Cli, server: tuple[str, Scripte
     assert set(_results(kind, bodies[2])) == {"id_1", "id_2"}
 
 
-def test_a_rejected_key_is_one_clear_line_and_exit_1(
-    cli: Cli, server: tuple[str, ScriptedHttpServer]
-) -> None:
+def test_a_rejected_key_is_one_clear_line_and_exit_1(cli: Cli, server: tuple[str, ScriptedHttpServer]) -> None:
     kind, wire = server
     _configure(cli, kind, wire, key="wrong")
     wire.enqueue(Fail(401, "invalid key"))

@@ -93,10 +93,7 @@ def test_panel_rejection_returns_who_and_why_to_the_model(cli: Cli) -> None:
     (review,) = review_events(result)
     assert review["approved"] is False and review["reason"] == "REJECTED 1/3 majority"
     (res,) = tool_results(result)
-    assert (
-        res["is_rejected"]
-        and "scripted:reviewers.toml#reject (reject): nobody asked for a file" in res["output"]
-    )
+    assert res["is_rejected"] and "scripted:reviewers.toml#reject (reject): nobody asked for a file" in res["output"]
     assert not (cli.workspace / "out.txt").exists()
 
 
@@ -207,10 +204,7 @@ def test_human_approves_on_a_terminal(cli: Cli) -> None:
     term.answer(1, b"y\n")
     code, _, stderr = term.finish()
     assert code == 0, stderr
-    assert (
-        "review needed: write_file" in stderr
-        and "why you are asked: no reviewer models are configured" in stderr
-    )
+    assert "review needed: write_file" in stderr and "why you are asked: no reviewer models are configured" in stderr
     assert "APPROVED by human" in stderr
     assert (cli.workspace / "out.txt").exists()
 
@@ -243,9 +237,7 @@ def test_json_never_asks_even_on_a_terminal(cli: Cli) -> None:
     code, stdout, stderr = term.finish()
     assert code == 0, stderr
     assert "review needed" not in stderr
-    review = next(
-        json.loads(line) for line in stdout.splitlines() if '"type":"review"' in line.replace(" ", "")
-    )
+    review = next(json.loads(line) for line in stdout.splitlines() if '"type":"review"' in line.replace(" ", ""))
     assert review["approved"] is False and review["decided_by"] == "auto"
 
 

@@ -68,9 +68,7 @@ def test_run_uses_builtin_and_mcp_tools(cli: Cli) -> None:
     assert result.code == 0, result.stderr
     events = result.events()
     calls = {
-        e["name"] + ":" + json.dumps(e["arguments"], sort_keys=True): e
-        for e in events
-        if e["type"] == "tool_call"
+        e["name"] + ":" + json.dumps(e["arguments"], sort_keys=True): e for e in events if e["type"] == "tool_call"
     }
     results = {e["call_id"]: e for e in events if e["type"] == "tool_result"}
 

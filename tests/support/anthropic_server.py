@@ -44,13 +44,9 @@ def events(turn: Turn) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     index = 0
     if turn.text:
-        out.append(
-            {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}
-        )
+        out.append({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
         for part in pieces(turn.text, turn.piece):
-            out.append(
-                {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": part}}
-            )
+            out.append({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": part}})
         out.append({"type": "content_block_stop", "index": index})
         index += 1
     for call in turn.calls:

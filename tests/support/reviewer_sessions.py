@@ -96,9 +96,7 @@ class BehaviourGateway:
     opened: list[BehaviourSession] = field(default_factory=list)
     used: dict[str, list[Behaviour]] = field(default_factory=dict)
 
-    def session(
-        self, model_id: str, system_prompt: str | None = None, *, history: Any = ()
-    ) -> BehaviourSession:
+    def session(self, model_id: str, system_prompt: str | None = None, *, history: Any = ()) -> BehaviourSession:
         behaviour = self.queues[model_id].pop(0)
         self.used.setdefault(model_id, []).append(behaviour)
         session = BehaviourSession(behaviour, system_prompt)

@@ -98,9 +98,7 @@ class MessageStreamAccumulator:
                 value, error, raw = decode_arguments(text)
             else:
                 value, error, raw = block.initial_input, None, None
-            content.append(
-                ToolUseBlock(id=block.id, name=block.name, input=value, input_error=error, raw_input=raw)
-            )
+            content.append(ToolUseBlock(id=block.id, name=block.name, input=value, input_error=error, raw_input=raw))
         usage = usage_of(self._input_usage)
         usage = Usage(input_tokens=usage.input_tokens, output_tokens=self._output_tokens)
         return build_response(content, self._stop, self._model, usage)

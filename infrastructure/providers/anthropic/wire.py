@@ -34,9 +34,7 @@ def message_to_wire(message: Message) -> list[Wire]:
             if block.text:
                 blocks.append({"type": "text", "text": block.text})
         elif isinstance(block, ToolUseBlock):
-            blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)}
-            )
+            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
         elif isinstance(block, ToolResultBlock):
             blocks.append(
                 {
@@ -53,14 +51,10 @@ def message_to_wire(message: Message) -> list[Wire]:
     return [{"role": message.role, "content": blocks}]
 
 
-def build_response(
-    content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage
-) -> LlmResponse:
+def build_response(content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage) -> LlmResponse:
     """The neutral response; shared by the plain and the streamed path so both agree exactly."""
     has_calls = any(isinstance(b, ToolUseBlock) for b in content)
-    return LlmResponse(
-        content=tuple(content), stop_reason=stop_reason(stop, has_calls), model=model, usage=usage
-    )
+    return LlmResponse(content=tuple(content), stop_reason=stop_reason(stop, has_calls), model=model, usage=usage)
 
 
 def parse_message(message: Any) -> LlmResponse:
@@ -71,9 +65,7 @@ def parse_message(message: Any) -> LlmResponse:
             content.append(TextBlock(text=block.text))
         elif block.type == "tool_use":
             raw = block.input
-            content.append(
-                ToolUseBlock(id=block.id, name=block.name, input=raw if isinstance(raw, dict) else {})
-            )
+            content.append(ToolUseBlock(id=block.id, name=block.name, input=raw if isinstance(raw, dict) else {}))
     return build_response(content, message.stop_reason, message.model or None, usage_of(message.usage))
 
 

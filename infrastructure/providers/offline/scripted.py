@@ -112,9 +112,7 @@ class ScriptedSession(OfflineSession):
         self._served += 1
         blocks: list[Any] = [TextBlock(text=turn.text)] if turn.text else []
         for i, call in enumerate(turn.tool_calls, 1):
-            blocks.append(
-                ToolUseBlock(id=call.id or f"call_{self._served}_{i}", name=call.name, input=call.arguments)
-            )
+            blocks.append(ToolUseBlock(id=call.id or f"call_{self._served}_{i}", name=call.name, input=call.arguments))
         if turn.stop_reason == "max_tokens":
             stop = StopReason.max_tokens()
         elif turn.tool_calls:

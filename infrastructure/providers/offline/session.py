@@ -96,7 +96,5 @@ async def _stream(response: LlmResponse) -> AsyncIterator[StreamEvent]:
             for i, word in enumerate(words):
                 yield StreamTextDelta(text=word if i == len(words) - 1 else word + " ")
         elif isinstance(block, ToolUseBlock):
-            yield StreamToolCallDelta(
-                index=index, id=block.id, name=block.name, arguments_delta=block.raw_input or ""
-            )
+            yield StreamToolCallDelta(index=index, id=block.id, name=block.name, arguments_delta=block.raw_input or "")
     yield StreamCompleted(response=response)

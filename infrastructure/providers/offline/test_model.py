@@ -80,15 +80,11 @@ class TestModelSession(OfflineSession):
                             input=example_arguments(tool.get("input_schema") or {}),
                         )
                     )
-                return LlmResponse(
-                    content=tuple(blocks), stop_reason=StopReason.tool_use(), model="test", usage=usage
-                )
+                return LlmResponse(content=tuple(blocks), stop_reason=StopReason.tool_use(), model="test", usage=usage)
         return LlmResponse.from_text(self._summary(tools), model="test", usage=usage)
 
     def _called_tools_yet(self) -> bool:
-        return any(
-            isinstance(b, ToolUseBlock) for m in self._messages if m.role == "assistant" for b in m.content
-        )
+        return any(isinstance(b, ToolUseBlock) for m in self._messages if m.role == "assistant" for b in m.content)
 
     def _summary(self, tools: ToolSchemas | None) -> str:
         results = self.last_results()

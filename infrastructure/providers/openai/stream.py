@@ -68,16 +68,11 @@ class ChatStreamAccumulator:
             call.name += name
         if arguments:
             call.arguments.append(arguments)
-        return StreamToolCallDelta(
-            index=index, id=fragment.id or None, name=name or None, arguments_delta=arguments
-        )
+        return StreamToolCallDelta(index=index, id=fragment.id or None, name=name or None, arguments_delta=arguments)
 
     def finish(self) -> LlmResponse:
         """The complete response. Raises ProviderError when no finish_reason arrived."""
         if self._finish_reason is None:
             raise self._errors.incomplete_stream("no finish_reason was received")
-        calls = [
-            tool_use_block(call.id, call.name, "".join(call.arguments))
-            for _, call in sorted(self._calls.items())
-        ]
+        calls = [tool_use_block(call.id, call.name, "".join(call.arguments)) for _, call in sorted(self._calls.items())]
         return build_response("".join(self._text), calls, self._finish_reason, self._model, self._usage)

@@ -93,9 +93,7 @@ def parse_completion(completion: Any) -> LlmResponse:
         for call in message.tool_calls or ()
         if getattr(call, "function", None) is not None
     ]
-    return build_response(
-        message.content or "", calls, choice.finish_reason, completion.model, completion.usage
-    )
+    return build_response(message.content or "", calls, choice.finish_reason, completion.model, completion.usage)
 
 
 def stop_reason(finish_reason: str | None, has_calls: bool) -> StopReason:

@@ -32,9 +32,7 @@ def load(
     overrides: dict[str, Any] | None = None,
     user_dir: Path | None = None,
 ) -> Settings:
-    raw = collect_layers(
-        cwd=tmp_path, env=env or {}, user_config_dir=user_dir, config_path=config, overrides=overrides
-    )
+    raw = collect_layers(cwd=tmp_path, env=env or {}, user_config_dir=user_dir, config_path=config, overrides=overrides)
     return validate(raw, provider_models=PROVIDERS, section_models={})
 
 

@@ -101,9 +101,7 @@ async def test_http_server_killed_mid_call_then_reconnected_once_it_is_back() ->
     try:
         await source.list_tools()
         slow = asyncio.create_task(call(source, "mcp__w__slow", seconds=60))
-        assert not (
-            await call(source, "mcp__w__fast", text="in flight")
-        ).is_error  # the session is busy with slow
+        assert not (await call(source, "mcp__w__fast", text="in flight")).is_error  # the session is busy with slow
         process.kill()
         process.wait(10)
         died = await asyncio.wait_for(slow, 30)

@@ -11,8 +11,7 @@ import pytest
 
 from quorum.domain import RiskLevel, ToolDefinition
 from quorum.domain.errors import ConfigurationError
-from quorum.infrastructure.plugins import BUILTIN_PLUGINS, hookimpl, load_plugins
-from quorum.infrastructure.plugins import hookspecs
+from quorum.infrastructure.plugins import BUILTIN_PLUGINS, hookimpl, hookspecs, load_plugins
 from quorum.infrastructure.plugins.registries import CommandRegistry
 
 

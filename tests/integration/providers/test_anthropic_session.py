@@ -103,16 +103,12 @@ async def test_several_tool_calls_then_results_with_is_error(ant, ant_server: Sc
     assert final.text_content() == "Done."
 
 
-async def test_tools_none_keeps_definitions_and_sets_tool_choice_none(
-    ant, ant_server: ScriptedHttpServer
-) -> None:
+async def test_tools_none_keeps_definitions_and_sets_tool_choice_none(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(calls=(Call("toolu_1", "list_dir", {}),)), Turn(text="Summary."))
     session = ant.session("claude-test")
     await session.send_with_tools("go", TOOLS)
 
-    await session.send_tool_results(
-        [ToolResultMessage(tool_use_id="toolu_1", tool_name="list_dir", output="x")], None
-    )
+    await session.send_tool_results([ToolResultMessage(tool_use_id="toolu_1", tool_name="list_dir", output="x")], None)
 
     body = ant_server.bodies()[1]
     assert body["tool_choice"] == {"type": "none"}
@@ -189,9 +185,7 @@ async def test_history_from_another_provider_is_continued(ant, ant_server: Scrip
 
 STREAM_CASES = {
     "text": Turn(text="A fairly long answer, cut in pieces.", usage=(20, 9)),
-    "tools": Turn(
-        calls=(Call("toolu_1", "read_file", {"path": "dir/ä.txt"}), Call("toolu_2", "list_dir", {}))
-    ),
+    "tools": Turn(calls=(Call("toolu_1", "read_file", {"path": "dir/ä.txt"}), Call("toolu_2", "list_dir", {}))),
     "text_and_tools": TWO_CALLS,
     "max_tokens": Turn(text="cut sho", stop="max_tokens"),
     "empty": Turn(text=""),
@@ -199,9 +193,7 @@ STREAM_CASES = {
 
 
 @pytest.mark.parametrize("turn", STREAM_CASES.values(), ids=STREAM_CASES.keys())
-async def test_streamed_response_equals_the_plain_one(
-    ant, ant_server: ScriptedHttpServer, turn: Turn
-) -> None:
+async def test_streamed_response_equals_the_plain_one(ant, ant_server: ScriptedHttpServer, turn: Turn) -> None:
     ant_server.enqueue(turn, turn)
     plain = await ant.session("claude-test").send_with_tools("go", TOOLS)
     streamed_session = ant.session("claude-test")
@@ -222,9 +214,7 @@ async def test_streamed_response_equals_the_plain_one(
     assert body == ant_server.bodies()[0]
 
 
-async def test_malformed_streamed_arguments_become_a_flagged_call(
-    ant, ant_server: ScriptedHttpServer
-) -> None:
+async def test_malformed_streamed_arguments_become_a_flagged_call(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(calls=(Call("toolu_1", "read_file", '{"path": "a'),)))
 
     events = await collect(ant.session("claude-test").stream_with_tools("go", TOOLS))
@@ -236,9 +226,7 @@ async def test_malformed_streamed_arguments_become_a_flagged_call(
     assert block.input_error is not None and "not valid JSON" in block.input_error
 
 
-async def test_text_deltas_arrive_before_the_response_is_complete(
-    ant, ant_server: ScriptedHttpServer
-) -> None:
+async def test_text_deltas_arrive_before_the_response_is_complete(ant, ant_server: ScriptedHttpServer) -> None:
     gate = threading.Event()
     ant_server.enqueue(Turn(text="first part, then the rest", gate=gate, gate_after=4))
     stream = ant.session("claude-test").send_streaming("go")

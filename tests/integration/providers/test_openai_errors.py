@@ -59,9 +59,7 @@ async def test_429_after_retries_says_rate_limited(oai_server: ScriptedHttpServe
     gateway = openai_gateway(oai_server, max_retries=1)
     oai_server.enqueue(*[Fail(429, "quota", headers={"retry-after-ms": "5"})] * 2)
 
-    with pytest.raises(
-        ProviderError, match=r"rate-limiting requests \(HTTP 429\) after 1 retries: quota"
-    ) as caught:
+    with pytest.raises(ProviderError, match=r"rate-limiting requests \(HTTP 429\) after 1 retries: quota") as caught:
         await gateway.session("gpt-test").send("hi")
 
     await gateway.aclose()
@@ -94,9 +92,7 @@ async def test_connection_refused_names_the_base_url() -> None:
     assert caught.value.status_code is None and caught.value.base_url == base_url
 
 
-async def test_server_closing_without_a_response_names_the_base_url(
-    oai, oai_server: ScriptedHttpServer
-) -> None:
+async def test_server_closing_without_a_response_names_the_base_url(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Disconnect())
     with pytest.raises(ProviderError, match=r"cannot connect to provider 'local' at http://127\.0\.0\.1"):
         await oai.session("m").send("hi")
@@ -123,9 +119,7 @@ def test_missing_key_for_the_real_service_is_a_configuration_error() -> None:
 
 
 def test_custom_key_variable_is_named() -> None:
-    gateway = OpenAIChatGateway(
-        "router", OpenAISettings(api_key_env="ROUTER_KEY"), {"OPENAI_API_KEY": "other"}
-    )
+    gateway = OpenAIChatGateway("router", OpenAISettings(api_key_env="ROUTER_KEY"), {"OPENAI_API_KEY": "other"})
     with pytest.raises(ConfigurationError, match="ROUTER_KEY"):
         gateway.session("m")
 

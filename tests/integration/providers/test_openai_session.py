@@ -117,9 +117,7 @@ async def test_several_tool_calls_then_results_round_trip_ids(oai, oai_server: S
     assert len(session.history()) == 4
 
 
-async def test_tools_none_keeps_definitions_and_switches_tool_use_off(
-    oai, oai_server: ScriptedHttpServer
-) -> None:
+async def test_tools_none_keeps_definitions_and_switches_tool_use_off(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(calls=(Call("call_1", "list_dir", {}),)), Turn(text="Summary."))
     session = oai.session("gpt-test")
     await session.send_with_tools("go", TOOLS)
@@ -134,9 +132,7 @@ async def test_tools_none_keeps_definitions_and_switches_tool_use_off(
     assert body["messages"][1] == {
         "role": "assistant",
         "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}
-        ],
+        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}],
     }
 
 
@@ -178,9 +174,7 @@ async def test_history_from_another_provider_is_continued(oai, oai_server: Scrip
         ),
         Message(
             role="user",
-            content=(
-                ToolResultBlock(tool_use_id="toolu_9", tool_name="list_dir", content="a b", is_error=False),
-            ),
+            content=(ToolResultBlock(tool_use_id="toolu_9", tool_name="list_dir", content="a b", is_error=False),),
         ),
         Message(role="assistant", content=(TextBlock(text="Two files."),)),
     ]
@@ -214,9 +208,7 @@ def test_record_tool_results_joins_history_without_a_request(oai, oai_server: Sc
     session = oai.session("gpt-test")
     session.record_tool_results([ToolResultMessage(tool_use_id="c", tool_name="t", output="not executed")])
     assert session.history() == [
-        Message(
-            role="user", content=(ToolResultBlock(tool_use_id="c", tool_name="t", content="not executed"),)
-        )
+        Message(role="user", content=(ToolResultBlock(tool_use_id="c", tool_name="t", content="not executed"),))
     ]
     assert oai_server.requests == []
 
@@ -234,9 +226,7 @@ STREAM_CASES = {
 
 
 @pytest.mark.parametrize("turn", STREAM_CASES.values(), ids=STREAM_CASES.keys())
-async def test_streamed_response_equals_the_plain_one(
-    oai, oai_server: ScriptedHttpServer, turn: Turn
-) -> None:
+async def test_streamed_response_equals_the_plain_one(oai, oai_server: ScriptedHttpServer, turn: Turn) -> None:
     oai_server.enqueue(turn, turn)
     plain = await oai.session("gpt-test").send_with_tools("go", TOOLS)
     streamed_session = oai.session("gpt-test")
@@ -266,9 +256,7 @@ def _dumps(value: object) -> str:
     return json.dumps(value)
 
 
-async def test_text_deltas_arrive_before_the_response_is_complete(
-    oai, oai_server: ScriptedHttpServer
-) -> None:
+async def test_text_deltas_arrive_before_the_response_is_complete(oai, oai_server: ScriptedHttpServer) -> None:
     gate = threading.Event()
     oai_server.enqueue(Turn(text="first part, then the rest", gate=gate, gate_after=3))
     stream = oai.session("gpt-test").send_streaming("go")
@@ -282,9 +270,7 @@ async def test_text_deltas_arrive_before_the_response_is_complete(
     assert rest[-1].response.text_content() == "first part, then the rest"
 
 
-async def test_tool_results_join_history_before_a_streamed_request_fails(
-    oai, oai_server: ScriptedHttpServer
-) -> None:
+async def test_tool_results_join_history_before_a_streamed_request_fails(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(calls=(Call("call_1", "list_dir", {}),)), Fail(400, "bad request"))
     session = oai.session("gpt-test")
     await session.send_with_tools("go", TOOLS)
@@ -315,9 +301,7 @@ async def test_dropped_connection_mid_stream_is_a_provider_error(oai_server: Scr
     assert len(oai_server.requests) == 1
 
 
-async def test_stream_ending_without_finish_reason_is_a_provider_error(
-    oai, oai_server: ScriptedHttpServer
-) -> None:
+async def test_stream_ending_without_finish_reason_is_a_provider_error(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(text="abc", end_after=2))  # a clean end of the body after two text chunks
 
     with pytest.raises(ProviderError, match="ended early: no finish_reason"):
@@ -326,7 +310,5 @@ async def test_stream_ending_without_finish_reason_is_a_provider_error(
 
 async def test_error_event_inside_a_stream_is_a_provider_error(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(text="some text first", error_after=3))
-    with pytest.raises(
-        ProviderError, match="returned an error mid-response: the server had an error mid-stream"
-    ):
+    with pytest.raises(ProviderError, match="returned an error mid-response: the server had an error mid-stream"):
         await collect(oai.session("gpt-test").send_streaming("go"))

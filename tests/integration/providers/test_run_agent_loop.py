@@ -26,18 +26,14 @@ class OneProvider:
     def __init__(self, name: str, gateway: ProviderGateway) -> None:
         self.name, self.gateway = name, gateway
 
-    def session(
-        self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
-    ) -> Any:
+    def session(self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> Any:
         provider, _, model = model_id.partition(":")
         assert provider == self.name
         return self.gateway.session(model, system_prompt, history=history)
 
 
 SCRIPT = [
-    Turn(
-        text="I will read the file.", calls=(Call("id_1", "read_file", {"path": "notes.txt"}),), usage=(10, 5)
-    ),
+    Turn(text="I will read the file.", calls=(Call("id_1", "read_file", {"path": "notes.txt"}),), usage=(10, 5)),
     Turn(calls=(Call("id_2", "list_dir", {}), Call("id_3", "read_file", {"path": "b.txt"})), usage=(20, 6)),
     Turn(text="The notes say hello.", usage=(30, 7)),
 ]
@@ -117,9 +113,7 @@ async def test_a_run_started_on_openai_continues_on_anthropic(
     opened: list[Any] = []
 
     class Keeping(OneProvider):
-        def session(
-            self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
-        ) -> Any:
+        def session(self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> Any:
             opened.append(super().session(model_id, system_prompt, history=history))
             return opened[-1]
 

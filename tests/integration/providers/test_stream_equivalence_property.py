@@ -61,7 +61,5 @@ def test_streamed_equals_plain_for_any_reply(wire: tuple[str, ScriptedHttpServer
 
     assert isinstance(events[-1], StreamCompleted) and events[-1].response == plain
     assert "".join(e.text for e in events if isinstance(e, StreamTextDelta)) == turn.text
-    assert [(c.native_id, dict(c.arguments)) for c in plain.tool_calls()] == [
-        (c.id, c.arguments) for c in turn.calls
-    ]
+    assert [(c.native_id, dict(c.arguments)) for c in plain.tool_calls()] == [(c.id, c.arguments) for c in turn.calls]
     assert server.unexpected == 0 and server.remaining == 0

@@ -33,9 +33,7 @@ def pipeline(gateway: PluginLlmGateway, prompt: Any = None, *, yes: bool = False
     )
 
 
-async def test_panel_majority_approves_with_every_vote_and_reason(
-    gateway: PluginLlmGateway, script: str
-) -> None:
+async def test_panel_majority_approves_with_every_vote_and_reason(gateway: PluginLlmGateway, script: str) -> None:
     panel = [model(script, "approve"), model(script, "reject"), model(script, "approve")]
     call = high_call()
     decision = await pipeline(gateway, reviewers=panel).review(call, context_for(call))
@@ -64,9 +62,7 @@ async def test_a_nudged_reviewer_votes(gateway: PluginLlmGateway, script: str) -
     assert decision.approved and [v.reason for v in decision.votes] == ["fine once reminded"] * 2
 
 
-async def test_one_answering_model_cannot_pass_a_three_model_panel(
-    gateway: PluginLlmGateway, script: str
-) -> None:
+async def test_one_answering_model_cannot_pass_a_three_model_panel(gateway: PluginLlmGateway, script: str) -> None:
     panel = [model(script, "approve"), model(script, "empty"), "nosuchprovider:model"]
     call = high_call()
     decision = await pipeline(gateway, reviewers=panel).review(call, context_for(call))
@@ -80,9 +76,7 @@ async def test_one_answering_model_cannot_pass_a_three_model_panel(
     assert lenient.approved
 
 
-async def test_wrong_tool_calls_are_answered_and_count_as_errors(
-    gateway: PluginLlmGateway, script: str
-) -> None:
+async def test_wrong_tool_calls_are_answered_and_count_as_errors(gateway: PluginLlmGateway, script: str) -> None:
     call = high_call()
     decision = await pipeline(gateway, reviewers=[model(script, "wrong_tool")], min_votes=1).review(
         call, context_for(call)
@@ -146,9 +140,7 @@ async def test_escalated_rejection_shows_votes_and_always_sticks_for_the_tool(
 async def test_without_escalation_a_rejection_stands(gateway: PluginLlmGateway, script: str) -> None:
     prompt = RecordingPrompt([])
     call = high_call()
-    decision = await pipeline(gateway, prompt, reviewers=[model(script, "reject")]).review(
-        call, context_for(call)
-    )
+    decision = await pipeline(gateway, prompt, reviewers=[model(script, "reject")]).review(call, context_for(call))
     assert not decision.approved and decision.decided_by == "quorum" and prompt.asked == []
 
 
@@ -227,9 +219,7 @@ def test_bad_review_config_is_refused_at_load(tmp_path: Path, toml: str, message
         load(tmp_path, toml)
 
 
-def test_plugins_register_the_builtin_reviewers(
-    catalog: PluginCatalog, gateway: PluginLlmGateway, script: str
-) -> None:
+def test_plugins_register_the_builtin_reviewers(catalog: PluginCatalog, gateway: PluginLlmGateway, script: str) -> None:
     assert {"quorum", "human", "auto"} <= set(catalog.reviewers.names())
     entry = catalog.reviewers.get("quorum")
     assert entry is not None and entry.plugin == "quorum.review"

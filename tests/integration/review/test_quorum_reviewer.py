@@ -40,9 +40,7 @@ async def test_the_panel_votes_in_parallel_and_sees_the_whole_call() -> None:
     gateway = BarrierGateway(asyncio.Barrier(3))
     voters = [ModelVoter(gateway, f"fake:m{i}") for i in range(3)]  # type: ignore[arg-type]
     call = high_call(command="rm -rf build")
-    decision = await QuorumReviewer(voters, rule=QuorumRule.parse("unanimous")).review(
-        call, context_for(call)
-    )
+    decision = await QuorumReviewer(voters, rule=QuorumRule.parse("unanimous")).review(call, context_for(call))
     assert decision.approved and [v.reason for v in decision.votes] == [f"fake:m{i} agrees" for i in range(3)]
     system, prompt = gateway.prompts[0]
     assert system == REVIEWER_SYSTEM_PROMPT
@@ -110,7 +108,5 @@ def test_read_verdict_accepts_only_well_formed_submissions() -> None:
     assert "reason must be a string" in read_verdict([c(verdict="approve", reason=3)])  # type: ignore[operator]
     assert "not a tool you can call" in read_verdict([c("run_command", command="ls")])  # type: ignore[operator]
     assert read_verdict([]) == "you answered without calling a tool"
-    bad_json = ToolCall(
-        native_id="x", name="submit_verdict", arguments_error="Expecting value", raw_arguments="{"
-    )
+    bad_json = ToolCall(native_id="x", name="submit_verdict", arguments_error="Expecting value", raw_arguments="{")
     assert "not a JSON object" in read_verdict([bad_json])  # type: ignore[operator]

@@ -30,8 +30,7 @@ def pipe() -> Iterator[tuple[int, int]]:
 def request(**votes: str) -> HumanRequest:
     call = high_call(command="rm -rf build")
     cast = tuple(
-        Vote(reviewer=name, verdict=Verdict(v), reason=f"{name} thinks so", latency=1.25)
-        for name, v in votes.items()
+        Vote(reviewer=name, verdict=Verdict(v), reason=f"{name} thinks so", latency=1.25) for name, v in votes.items()
     )
     return HumanRequest(call=call, context=context_for(call), why="the panel rejected it", votes=cast)
 

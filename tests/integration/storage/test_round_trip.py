@@ -42,9 +42,7 @@ class PanelReviewer:
             ),
             Vote(reviewer="anthropic:claude", verdict=Verdict.APPROVE if ok else Verdict.ERROR, latency=1.5),
         )
-        return ReviewDecision(
-            approved=ok, decided_by="quorum", votes=votes, rule="majority", reason="counted"
-        )
+        return ReviewDecision(approved=ok, decided_by="quorum", votes=votes, rule="majority", reason="counted")
 
 
 def script_three_turns(r: RecordedRun) -> None:
@@ -80,9 +78,7 @@ async def test_recorded_events_equal_the_emitted_events(recorded: RecordedRun, s
     assert all(a.at <= b.at for a, b in itertools.pairwise(stored))
 
 
-async def test_a_fresh_store_on_the_same_file_reads_the_same_run(
-    recorded: RecordedRun, db_path: Path
-) -> None:
+async def test_a_fresh_store_on_the_same_file_reads_the_same_run(recorded: RecordedRun, db_path: Path) -> None:
     script_three_turns(recorded)
     await recorded.run()
     other = SqliteRunStore(db_path)

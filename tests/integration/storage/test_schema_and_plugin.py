@@ -40,9 +40,7 @@ def make_v1_log(path: Path) -> None:
         "INSERT INTO runs (id, task, model, started_at, ended_at, stop_reason, output) VALUES"
         " ('old', 'an old task', 'openai:gpt-4o', 1700000000.0, 1700000005.0, 'end_turn', 'hi there')"
     )
-    conn.execute(
-        "INSERT INTO runs (id, task, model, started_at) VALUES ('killed', 'x', 'openai:gpt-4o', 1700000100.0)"
-    )
+    conn.execute("INSERT INTO runs (id, task, model, started_at) VALUES ('killed', 'x', 'openai:gpt-4o', 1700000100.0)")
     conn.executemany(
         "INSERT INTO events (run_id, seq, at, type, turn, data) VALUES ('killed', ?, 1700000100.0, ?, ?, ?)",
         [(0, "run_started", 0, '{"type":"run_started","run_id":"killed","model":"openai:gpt-4o","task":"x"}'),

@@ -39,9 +39,7 @@ async def test_reports_exit_code_stdout_and_stderr(source: BuiltinToolSource) ->
     assert outcome.output == "exit code: 3\n--- stdout ---\nout\n\n--- stderr ---\nerr\n"
 
 
-async def test_success_runs_in_the_workspace_or_a_cwd_inside_it(
-    source: BuiltinToolSource, workspace: Path
-) -> None:
+async def test_success_runs_in_the_workspace_or_a_cwd_inside_it(source: BuiltinToolSource, workspace: Path) -> None:
     here = await run(source, command="pwd")
     assert here == ToolOutcome(output=f"exit code: 0\n--- stdout ---\n{workspace}\n")
     sub = await run(source, command="ls", cwd="src")
@@ -66,9 +64,7 @@ async def test_timeout_kills_the_whole_process_group(source: BuiltinToolSource, 
     await wait_dead(int(pid_file.read_text()))
 
 
-async def test_background_children_do_not_hold_the_call_open(
-    source: BuiltinToolSource, workspace: Path
-) -> None:
+async def test_background_children_do_not_hold_the_call_open(source: BuiltinToolSource, workspace: Path) -> None:
     pid_file = workspace / "bg.pid"
     outcome = await run(source, command=f"sleep 300 & echo $! > {pid_file}; echo done", timeout=120)
     assert outcome == ToolOutcome(output="exit code: 0\n--- stdout ---\ndone\n")

@@ -23,9 +23,7 @@ OTHER_BUILTINS = ["quorum.offline", "quorum.openai", "quorum.anthropic", "quorum
 class GreetPlugin:
     @hookimpl
     def quorum_register_tools(self, registry):  # type: ignore[no-untyped-def]
-        registry.add_tool(
-            ToolDefinition(name="greet", risk=RiskLevel.LOW), lambda args: f"hello {args['who']}"
-        )
+        registry.add_tool(ToolDefinition(name="greet", risk=RiskLevel.LOW), lambda args: f"hello {args['who']}")
 
 
 def test_registering_the_tool_plugins_does_not_import_the_mcp_sdk() -> None:
@@ -47,9 +45,7 @@ async def test_container_style_wiring_lists_and_runs_every_kind_of_tool(tmp_path
     assert time_server
     settings = Settings(
         tools=ToolsSettings(risk={"mcp__time__*": "high"}, disabled=["write_file"]),
-        mcp=McpSettings(
-            servers={"time": McpServerSettings(command=time_server, args=["--local-timezone", "UTC"])}
-        ),
+        mcp=McpSettings(servers={"time": McpServerSettings(command=time_server, args=["--local-timezone", "UTC"])}),
     )
     (tmp_path / "hello.txt").write_text("hi there\n")
     context = ToolSourceContext(workspace=tmp_path, settings=settings, env={}, cache_dir=tmp_path / "cache")
@@ -69,9 +65,7 @@ async def test_container_style_wiring_lists_and_runs_every_kind_of_tool(tmp_path
         )
         assert (listed["greet"].source, listed["greet"].origin) == ("functions", "greet")
 
-        read = await executor.execute(
-            ToolCall(native_id="1", name="read_file", arguments={"path": "hello.txt"})
-        )
+        read = await executor.execute(ToolCall(native_id="1", name="read_file", arguments={"path": "hello.txt"}))
         assert read.output == "hi there\n"
         now = await executor.execute(
             ToolCall(native_id="2", name="mcp__time__get_current_time", arguments={"timezone": "UTC"})
@@ -89,13 +83,9 @@ async def test_container_style_wiring_lists_and_runs_every_kind_of_tool(tmp_path
 
 async def test_a_broken_mcp_server_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     catalog = load_plugins(blocked=OTHER_BUILTINS, autoload=False)
-    settings = Settings(
-        mcp=McpSettings(servers={"gone": McpServerSettings(command="/nonexistent/server-binary")})
-    )
+    settings = Settings(mcp=McpSettings(servers={"gone": McpServerSettings(command="/nonexistent/server-binary")}))
     context = ToolSourceContext(workspace=tmp_path, settings=settings)
-    executor = PluginToolExecutor(
-        sources=[e.value(context) for e in catalog.tools.entries()], settings=settings.tools
-    )
+    executor = PluginToolExecutor(sources=[e.value(context) for e in catalog.tools.entries()], settings=settings.tools)
     try:
         names = (await executor.list_tools()).names()
         assert "read_file" in names and not any(n.startswith("mcp__") for n in names)

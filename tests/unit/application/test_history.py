@@ -146,9 +146,7 @@ def test_calls_without_results_get_an_interrupted_error_result() -> None:
         TextDelta(text="ning both"),
         ToolCallEvent(id="a", name="sh", arguments={"cmd": "ls"}, risk=RiskLevel.LOW),
         ToolCallEvent(id="b", name="sh", arguments={"cmd": "make"}, risk=RiskLevel.LOW),
-        ToolResultEvent(
-            call_id="b", name="sh", is_error=False, is_rejected=False, output="ok", duration_ms=1
-        ),
+        ToolResultEvent(call_id="b", name="sh", is_error=False, is_rejected=False, output="ok", duration_ms=1),
     ]
     assert rebuild_history(events) == [
         Message(role="user", content=(TextBlock(text="go"),)),

@@ -58,9 +58,7 @@ class Scenario:
 def scenarios(draw: Any) -> Scenario:
     turns = draw(
         st.lists(
-            st.lists(
-                st.tuples(st.sampled_from(["read", "write"]), st.sampled_from(PATHS)), min_size=1, max_size=4
-            ),
+            st.lists(st.tuples(st.sampled_from(["read", "write"]), st.sampled_from(PATHS)), min_size=1, max_size=4),
             min_size=1,
             max_size=4,
         )
@@ -189,11 +187,7 @@ async def run_scenario(s: Scenario) -> None:
 
     # Every call that was asked for (in the turns the run reached) has exactly one result.
     issued = [
-        b.id
-        for m in session.history()
-        if m.role == "assistant"
-        for b in m.content
-        if isinstance(b, ToolUseBlock)
+        b.id for m in session.history() if m.role == "assistant" for b in m.content if isinstance(b, ToolUseBlock)
     ]
     counts = Counter(e.call_id for e in observer.of("tool_result"))
     assert all(counts[cid] == 1 for cid in issued), counts

@@ -87,9 +87,7 @@ def test_model_id_parse() -> None:
 
 
 def test_run_finished_json_matches_contract() -> None:
-    event = RunFinished(
-        stop_reason="end_turn", turns=2, output="hi", usage=Usage(input_tokens=3, output_tokens=4)
-    )
+    event = RunFinished(stop_reason="end_turn", turns=2, output="hi", usage=Usage(input_tokens=3, output_tokens=4))
     data = json.loads(event.model_dump_json())
     assert data == {
         "type": "run_finished",

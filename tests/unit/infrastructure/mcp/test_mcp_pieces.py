@@ -92,9 +92,7 @@ def test_text_is_joined_and_media_become_placeholders() -> None:
                 type="resource",
                 resource=TextResourceContents(uri="file:///a.txt", mime_type="text/plain", text="héllo"),
             ),
-            ResourceLink(
-                type="resource_link", uri="file:///b.bin", name="b", mime_type="application/x", size=9
-            ),
+            ResourceLink(type="resource_link", uri="file:///b.bin", name="b", mime_type="application/x", size=9),
             TextContent(type="text", text="last"),
         ]
     )
@@ -119,9 +117,7 @@ def test_structured_content_alone_is_shown_as_json_and_is_error_is_kept() -> Non
 
 def test_variables_are_expanded_from_the_given_environment() -> None:
     env = {"TOKEN": "abc", "HOST": "h"}
-    out = expand_variables(
-        {"AUTH": "Bearer ${TOKEN}", "URL": "${HOST}:${HOST}", "PLAIN": "$TOKEN"}, env, where="w"
-    )
+    out = expand_variables({"AUTH": "Bearer ${TOKEN}", "URL": "${HOST}:${HOST}", "PLAIN": "$TOKEN"}, env, where="w")
     assert out == {"AUTH": "Bearer abc", "URL": "h:h", "PLAIN": "$TOKEN"}
 
 
