@@ -18,6 +18,7 @@ from dependency_injector import containers, providers
 from quorum.application.ports.observer import RunObserver
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.cli.options import AppOptions
+from quorum.domain.errors import ConfigurationError
 from quorum.domain.events import RunEvent
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
@@ -103,14 +104,24 @@ def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptio
     return build_pipeline(context, catalog.reviewers)
 
 
-def build_run_store(catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]) -> Any:
-    """The configured run store, or None when logging is off or no store plugin is installed."""
-    if options.no_log or not settings.storage.enabled:
-        return None
+def open_store(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str]) -> Any:
+    """The store of ``[storage] backend`` (whether or not recording is on).
+
+    Raises:
+        ConfigurationError: no plugin provides that backend.
+    """
     entry = catalog.stores.get(settings.storage.backend)
     if entry is None:
-        return None
+        known = ", ".join(catalog.stores.names()) or "none installed"
+        raise ConfigurationError(f"no run-store plugin {settings.storage.backend!r} ({known})", key="storage.backend")
     return entry.value(StoreContext(settings=settings, env=env, data_dir=user_data_dir()))
+
+
+def build_run_store(catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]) -> Any:
+    """The store runs are recorded in, or None when recording is off (``--no-log``, ``enabled = false``)."""
+    if options.no_log or not settings.storage.enabled:
+        return None
+    return open_store(catalog, settings, env)
 
 
 class FanOut:

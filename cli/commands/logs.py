@@ -29,17 +29,10 @@ def open_run_store(config_path: Path | None) -> Any:
     Raises:
         ConfigurationError: the configuration is invalid or names a backend no plugin provides.
     """
-    from quorum.cli.container import build_container, user_data_dir
-    from quorum.domain.errors import ConfigurationError
-    from quorum.infrastructure.plugins.contracts import StoreContext
+    from quorum.cli.container import build_container, open_store
 
     container = build_container(AppOptions(config_path=config_path))
-    settings = container.settings()
-    entry = container.catalog().stores.get(settings.storage.backend)
-    if entry is None:
-        known = ", ".join(container.catalog().stores.names()) or "none installed"
-        raise ConfigurationError(f"no run-store plugin {settings.storage.backend!r} ({known})", key="storage.backend")
-    return entry.value(StoreContext(settings=settings, env=container.env(), data_dir=user_data_dir()))
+    return open_store(container.catalog(), container.settings(), container.env())
 
 
 def _when(moment: datetime | None) -> str:

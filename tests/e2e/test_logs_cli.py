@@ -205,3 +205,10 @@ def test_an_unknown_storage_backend_is_a_configuration_error(cli: Cli) -> None:
     assert result.code == 2
     assert "storage.backend" in result.stderr and "no run-store plugin 'postgres' (sqlite)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_run_with_an_unknown_storage_backend_stops_before_starting(cli: Cli) -> None:
+    cli.write("quorum.toml", '[storage]\nbackend = "postgres"\n')
+    result = cli("run", "--model", "test", "--json", "x")
+    assert result.code == 2 and result.stdout == ""
+    assert "no run-store plugin 'postgres'" in result.stderr
