@@ -50,8 +50,10 @@ class HumanRenderer:
         handler = getattr(self, f"_on_{event.type}", None)
         if handler is not None:
             handler(event)
-        if self._spinner is not None and event.type in ("turn_started", "tool_call", "tool_result"):
-            self._spinner.start("waiting for the model" if event.type == "turn_started" else "working")
+        # Only while waiting for the model: during tool calls a human review may be asking on the
+        # same terminal, and a spinner would write over its prompt.
+        if self._spinner is not None and event.type == "turn_started":
+            self._spinner.start("waiting for the model")
 
     def _style(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
