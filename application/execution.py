@@ -14,8 +14,8 @@ TurnLimitPolicy = Literal["summarize", "stop"]
 """What happens when the tool turn limit is reached (see ExecutionParams.on_turn_limit)."""
 
 
-class ExecutionParams(BaseModel):
-    """How a run behaves. Every field is settable from ``[agent]`` in quorum.toml.
+class LoopLimits(BaseModel):
+    """The loop's limits and switches: the keys of ``[agent]`` in quorum.toml.
 
     Attributes:
         max_tool_turns: turns whose tool calls are executed; the next request for tools ends the run.
@@ -25,7 +25,6 @@ class ExecutionParams(BaseModel):
         on_turn_limit: ``summarize`` asks once more, without tools, for the best final answer;
             ``stop`` ends at once.
         max_rejections: consecutive review rejections that stop the run.
-        tools: ``all``, or ``low_risk_only`` (the read-only ``ask`` mode).
         max_total_tokens: token budget of the run (input + output), or None.
         stream: request streamed responses (text reaches observers as it arrives).
     """
@@ -38,9 +37,18 @@ class ExecutionParams(BaseModel):
     max_parallel_tools: int = Field(8, ge=1)
     on_turn_limit: TurnLimitPolicy = "summarize"
     max_rejections: int = Field(3, ge=1)
-    tools: Literal["all", "low_risk_only"] = "all"
     max_total_tokens: int | None = Field(None, ge=1)
     stream: bool = True
+
+
+class ExecutionParams(LoopLimits):
+    """How a run behaves: the loop limits, plus which tools are offered.
+
+    Attributes:
+        tools: ``all``, or ``low_risk_only`` (the read-only ``ask`` mode; chosen by the command).
+    """
+
+    tools: Literal["all", "low_risk_only"] = "all"
 
 
 class RunRequest(BaseModel):

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from quorum.application.execution import ExecutionParams, TurnLimitPolicy
+from quorum.application.execution import ExecutionParams, LoopLimits
 
 
 class Section(BaseModel):
@@ -19,18 +19,11 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class AgentSettings(Section):
-    """``[agent]``: how runs behave (see ExecutionParams for each key)."""
+class AgentSettings(LoopLimits):
+    """``[agent]``: the loop limits (keys, defaults and bounds of LoopLimits) and the system prompt."""
 
-    max_tool_turns: int = Field(10, ge=1)
-    timeout_seconds: float = Field(300.0, gt=0)
-    tool_timeout_seconds: float = Field(60.0, gt=0)
-    max_parallel_tools: int = Field(8, ge=1)
-    on_turn_limit: TurnLimitPolicy = "summarize"
-    max_rejections: int = Field(3, ge=1)
-    max_total_tokens: int | None = Field(None, ge=1)
+    model_config = Section.model_config
     system_prompt: str | None = None
-    stream: bool = True
 
     def execution_params(self, **overrides: Any) -> ExecutionParams:
         """The run parameters these settings describe, with per-run overrides."""
