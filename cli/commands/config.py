@@ -39,7 +39,7 @@ def show(as_json: bool, config_path: Path | None) -> None:
         raw = container.raw_config()
     effective = mask_secrets(effective_dict(settings))
     flat = dict(_flatten(effective))
-    sources = {path: raw.origins.get(path) or _nearest(raw.origins, path) or "default" for path in flat}
+    sources = {path: raw.source_of(path) or "default" for path in flat}
     if as_json:
         click.echo(json.dumps({"config": effective, "sources": sources, "files": list(raw.files)}, indent=2))
         return
@@ -93,12 +93,3 @@ def _flatten(value: Any, prefix: str = ""):  # type: ignore[no-untyped-def]
             yield from _flatten(v, f"{prefix}{k}.")
     else:
         yield prefix.rstrip("."), value
-
-
-def _nearest(origins: dict[str, str], path: str) -> str | None:
-    parts = path.split(".")
-    while parts:
-        parts.pop()
-        if ".".join(parts) in origins:
-            return origins[".".join(parts)]
-    return None
