@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 
@@ -20,15 +21,9 @@ def config() -> None:
     """The effective configuration (defaults → user → ./quorum.toml → --config → QUORUM_* → flags)."""
 
 
-def _config_option(func: Any) -> Any:
-    return click.option(
-        "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
-    )(func)
-
-
 @config.command("show")
 @click.option("--json", "as_json", is_flag=True, help="As one JSON object.")
-@_config_option
+@config_option
 def show(as_json: bool, config_path: Path | None) -> None:
     """Show every effective value and where it came from; secrets are masked."""
     from quorum.cli.container import build_container
@@ -49,7 +44,7 @@ def show(as_json: bool, config_path: Path | None) -> None:
 
 
 @config.command("validate")
-@_config_option
+@config_option
 def validate_command(config_path: Path | None) -> None:
     """Check the configuration; exit 2 with every problem named, or 0 if it is valid."""
     from quorum.cli.container import build_container

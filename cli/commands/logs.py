@@ -14,12 +14,10 @@ from typing import Any
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 
-config_option = click.option(
-    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
-)
 json_option = click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")
 
 

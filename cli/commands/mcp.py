@@ -10,13 +10,11 @@ from typing import Any
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 from quorum.domain.errors import RunFailure, UsageError
 
-_CONFIG = click.option(
-    "--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file."
-)
 _JSON = click.option("--json", "as_json", is_flag=True, help="One JSON object per server.")
 
 
@@ -64,7 +62,7 @@ def _row(connection: Any) -> dict[str, Any]:
 
 
 @mcp.command("list")
-@_CONFIG
+@config_option
 @_JSON
 def list_servers(config_path: Path | None, as_json: bool) -> None:
     """Servers with their state and tool count (eager servers are started, as a run would)."""
@@ -99,7 +97,7 @@ async def _list(source: Any) -> list[dict[str, Any]]:
 
 @mcp.command("check")
 @click.argument("name", required=False)
-@_CONFIG
+@config_option
 @_JSON
 def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
     """Start NAME (default: every server, lazy ones too), list its tools, report timings and errors.

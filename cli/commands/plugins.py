@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 
@@ -18,7 +19,7 @@ def plugins() -> None:
 
 @plugins.command("list")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per plugin.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file.")
+@config_option
 def list_plugins(as_json: bool, config_path: Path | None) -> None:
     """List plugins: name, version, what each registered, and whether it is blocked."""
     from quorum.cli.container import build_container

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import EXIT_OK, EXIT_STOPPED_EARLY, handled
 from quorum.cli.options import AppOptions
 
@@ -38,7 +39,7 @@ def _arguments(text: str) -> dict[str, Any]:
 @click.command("review-check")
 @click.argument("tool")
 @click.argument("args_json", default="{}", required=False)
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file.")
+@config_option
 @click.option("--task", default="(review-check)", show_default=True, help="The task reviewers are told about.")
 @click.option("--rules-only", is_flag=True, help="Only evaluate the [[review.rules]] policy rules.")
 @click.option("--yes", "-y", is_flag=True, help="As in `run --yes`: the human step approves.")

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -35,12 +36,7 @@ def run_options(func: Any) -> Any:
     decorators = [
         click.argument("task", nargs=-1, required=False),
         click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Model to use, e.g. openai:gpt-4.1-mini."),
-        click.option(
-            "--config",
-            "config_path",
-            type=click.Path(path_type=Path, dir_okay=False),
-            help="Extra config file (over ./quorum.toml).",
-        ),
+        config_option,
         click.option("--max-turns", type=click.IntRange(min=1), help="Tool turns before the run stops."),
         click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Whole-run timeout (s)."),
         click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from quorum.cli.commands.logs import config_option, json_option, open_run_store
+from quorum.cli.commands.logs import json_option, open_run_store
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 
 

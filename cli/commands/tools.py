@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 
@@ -19,7 +20,7 @@ def tools() -> None:
 
 @tools.command("list")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per tool.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Extra config file.")
+@config_option
 @click.option("--workspace", "-w", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory.")
 def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) -> None:
     """List tools: name, risk and the plugin/source they come from."""
