@@ -49,6 +49,35 @@ class TurnCalls:
         """Results in the model's emission order; every call must have one."""
         return [self.results[i] for i in range(len(self.calls))]
 
+    def announce(self, index: int, risk: RiskLevel, observer: RunObserver) -> None:
+        """Emit the ``tool_call`` event of call ``index``."""
+        call = self.calls[index]
+        observer.on_event(ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk))
+        self.announced.add(index)
+
+    def answer(
+        self,
+        index: int,
+        output: str,
+        observer: RunObserver,
+        *,
+        is_error: bool,
+        is_rejected: bool = False,
+        duration: float = 0.0,
+    ) -> None:
+        """Record the result of call ``index`` and emit its ``tool_result`` event."""
+        call = self.calls[index]
+        result = ToolResultMessage(
+            tool_use_id=call.native_id,
+            tool_name=call.name,
+            output=output,
+            is_error=is_error,
+            is_rejected=is_rejected,
+            duration=duration,
+        )
+        self.results[index] = result
+        observer.on_event(result_event(result))
+
 
 @dataclass
 class RejectionCounter:
@@ -109,13 +138,9 @@ class ToolBatch:
         high: list[_Planned] = []
         for index, call in enumerate(turn.calls):
             planned, problem = self._plan(index, call)
-            risk = planned.risk.level if planned else RiskLevel.HIGH
-            self._observer.on_event(
-                ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk)
-            )
-            turn.announced.add(index)
+            turn.announce(index, planned.risk.level if planned else RiskLevel.HIGH, self._observer)
             if planned is None:
-                self._record(turn, index, call, problem or "", is_error=True)
+                turn.answer(index, problem or "", self._observer, is_error=True)
             elif planned.risk.level is RiskLevel.LOW:
                 low.append(planned)
             else:
@@ -129,13 +154,8 @@ class ToolBatch:
         for position, planned in enumerate(high):
             if rejections.exhausted:
                 for skipped in high[position:]:
-                    self._record(
-                        turn,
-                        skipped.index,
-                        skipped.call,
-                        f"not executed: the run stops after {rejections.limit} consecutive rejections",
-                        is_error=True,
-                    )
+                    note = f"not executed: the run stops after {rejections.limit} consecutive rejections"
+                    turn.answer(skipped.index, note, self._observer, is_error=True)
                 break
             await self._execute_high(turn, planned, review_context(planned.tool, planned.risk), rejections)
 
@@ -171,7 +191,7 @@ class ToolBatch:
             await self._execute(turn, planned)
             return
         rejections.count += 1
-        self._record(turn, planned.index, call, _rejection_text(decision), is_error=True, is_rejected=True)
+        turn.answer(planned.index, _rejection_text(decision), self._observer, is_error=True, is_rejected=True)
 
     async def _review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         try:
@@ -200,30 +220,8 @@ class ToolBatch:
             raise
         except Exception as error:  # the model sees the failure; the run goes on
             output = f"{type(error).__name__}: {error}"
-        self._record(turn, planned.index, call, output, is_error=is_error, started=started)
-
-    def _record(
-        self,
-        turn: TurnCalls,
-        index: int,
-        call: ToolCall,
-        output: str,
-        *,
-        is_error: bool,
-        is_rejected: bool = False,
-        started: float | None = None,
-    ) -> None:
-        duration = 0.0 if started is None else self._clock() - started
-        result = ToolResultMessage(
-            tool_use_id=call.native_id,
-            tool_name=call.name,
-            output=output,
-            is_error=is_error,
-            is_rejected=is_rejected,
-            duration=duration,
-        )
-        turn.results[index] = result
-        self._observer.on_event(result_event(result))
+        duration = self._clock() - started
+        turn.answer(planned.index, output, self._observer, is_error=is_error, duration=duration)
 
 
 def result_event(result: ToolResultMessage) -> ToolResultEvent:

@@ -16,14 +16,13 @@ from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
-from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls, result_event
+from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
 from quorum.domain.errors import ProviderError, RunFailure
 from quorum.domain.events import (
     RunFinished,
     RunStarted,
     RunStopReason,
     TextDelta,
-    ToolCallEvent,
     TurnFinished,
     TurnStarted,
 )
@@ -278,17 +277,10 @@ class RunAgent:
     def _answer_missing(self, state: _RunState, pending: TurnCalls, note: str) -> None:
         """Give every call without a result an error result, announcing the call first if need be."""
         for index in pending.missing():
-            call = pending.calls[index]
             if index not in pending.announced:
-                tool = state.offered.get(call.name)
-                risk = tool.risk if tool is not None else RiskLevel.HIGH
-                self._observer.on_event(
-                    ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk)
-                )
-                pending.announced.add(index)
-            result = ToolResultMessage(tool_use_id=call.native_id, tool_name=call.name, output=note, is_error=True)
-            pending.results[index] = result
-            self._observer.on_event(result_event(result))
+                tool = state.offered.get(pending.calls[index].name)
+                pending.announce(index, tool.risk if tool is not None else RiskLevel.HIGH, self._observer)
+            pending.answer(index, note, self._observer, is_error=True)
 
     def _finish(self, state: _RunState, reason: RunStopReason, detail: str | None) -> RunResult:
         event = RunFinished(
