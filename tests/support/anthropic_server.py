@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from tests.support.http_server import JsonReply, NoReply, Recorded, Reply, ScriptedHttpServer, SseReply
-from tests.support.script import Call, Disconnect, Fail, Hang, Turn, pieces
+from tests.support.script import Disconnect, Fail, Hang, Turn, pieces
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -52,7 +52,7 @@ def events(turn: Turn) -> list[dict[str, Any]]:
     for call in turn.calls:
         block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
         out.append({"type": "content_block_start", "index": index, "content_block": block})
-        for part in pieces(_arguments(call), turn.piece + 1):
+        for part in pieces(call.arguments_text(), turn.piece + 1):
             delta = {"type": "input_json_delta", "partial_json": part}
             out.append({"type": "content_block_delta", "index": index, "delta": delta})
         out.append({"type": "content_block_stop", "index": index})
@@ -97,10 +97,6 @@ def render(item: Any, request: Recorded) -> Reply:
 def anthropic_server() -> ScriptedHttpServer:
     """A started server; its base URL for the SDK is ``server.url`` (no ``/v1``)."""
     return ScriptedHttpServer(render).start()
-
-
-def _arguments(call: Call) -> str:
-    return call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
 
 
 def _without_raw(turn: Turn) -> Turn:

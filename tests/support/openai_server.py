@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from tests.support.http_server import JsonReply, NoReply, Recorded, Reply, ScriptedHttpServer, SseReply
-from tests.support.script import Call, Disconnect, Fail, Hang, Turn, pieces
+from tests.support.script import Disconnect, Fail, Hang, Turn, pieces
 
 CREATED = 1_700_000_000
 
@@ -16,7 +16,7 @@ def completion(turn: Turn) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
     if turn.calls:
         message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments(c)}}
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text()}}
             for c in turn.calls
         ]
     return {
@@ -47,7 +47,7 @@ def chunks(turn: Turn, include_usage: bool) -> list[dict[str, Any]]:
             "function": {"name": call.name, "arguments": ""},
         }
         out.append(chunk({"tool_calls": [head]}))
-        for part in pieces(_arguments(call), turn.piece + 1):
+        for part in pieces(call.arguments_text(), turn.piece + 1):
             out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
     out.append(chunk({}, _finish(turn)))
     if include_usage:
@@ -85,10 +85,6 @@ def render(item: Any, request: Recorded) -> Reply:
 def openai_server() -> ScriptedHttpServer:
     """A started server; its base URL for the SDK is ``server.url + "/v1"``."""
     return ScriptedHttpServer(render).start()
-
-
-def _arguments(call: Call) -> str:
-    return call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
 
 
 def _finish(turn: Turn) -> str:

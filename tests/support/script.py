@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,10 @@ class Call:
     id: str
     name: str
     arguments: dict[str, Any] | str = field(default_factory=dict)
+
+    def arguments_text(self) -> str:
+        """The arguments as the wire carries them: raw text as given, a dict as JSON."""
+        return self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments)
 
 
 @dataclass(frozen=True)
