@@ -90,4 +90,5 @@ def build_quorum(context: ReviewerContext, registry: ReviewerRegistry | None = N
         rule=settings.quorum_rule(),
         min_votes=settings.min_votes,
         vote_timeout=settings.vote_timeout_seconds,
+        max_argument_bytes=settings.max_argument_bytes,
     )

@@ -1,4 +1,7 @@
-"""QuorumReviewer: a panel votes in parallel, each member within a deadline; a rule decides."""
+"""QuorumReviewer: a panel votes in parallel, each member within a deadline; a rule decides.
+
+A call whose arguments are too large for reviewers to see whole never reaches the panel.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,10 @@ from collections.abc import Callable, Sequence
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.domain.review import QuorumRule, ReviewDecision, Vote
 from quorum.domain.tools import ToolCall
+from quorum.infrastructure.review.prompts import arguments_json
 from quorum.infrastructure.review.voters import Voter, error_vote
+
+DEFAULT_MAX_ARGUMENT_BYTES = 65_536
 
 
 class QuorumReviewer:
@@ -19,6 +25,11 @@ class QuorumReviewer:
     failing members. ``rule.evaluate(votes, min_votes=min_votes)`` decides over the cast votes, so
     too few answers reject ("not enough reviewers answered") instead of letting one model pass a
     panel. Each vote carries its latency in seconds. Never raises except for cancellation.
+
+    Reviewers are shown the arguments whole, never a clipped view they might approve by mistake; a
+    call whose arguments (as shown, in UTF-8 bytes) exceed ``max_argument_bytes`` is therefore
+    rejected without asking anyone (no votes), which ``escalate_on_reject`` hands to the human
+    like any panel rejection.
     """
 
     def __init__(
@@ -28,6 +39,7 @@ class QuorumReviewer:
         rule: QuorumRule,
         min_votes: int | None = None,
         vote_timeout: float = 60.0,
+        max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if not voters:
@@ -36,6 +48,7 @@ class QuorumReviewer:
         self._rule = rule
         self._min_votes = min_votes
         self._timeout = vote_timeout
+        self._max_argument_bytes = max_argument_bytes
         self._clock = clock
 
     @property
@@ -44,6 +57,14 @@ class QuorumReviewer:
         return [v.name for v in self._voters]
 
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        size = len(arguments_json(call).encode("utf-8"))
+        if size > self._max_argument_bytes:
+            return ReviewDecision(
+                approved=False,
+                decided_by="quorum",
+                rule=str(self._rule),
+                reason=too_large_reason(size, self._max_argument_bytes),
+            )
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(self._timed_vote(v, call, context)) for v in self._voters]
         votes = tuple(task.result() for task in tasks)
@@ -62,3 +83,10 @@ class QuorumReviewer:
         except Exception as error:  # a voter breaking its own contract still only costs its vote
             vote = error_vote(voter.name, f"{type(error).__name__}: {error}")
         return vote.model_copy(update={"latency": round(self._clock() - started, 6)})
+
+
+def too_large_reason(size: int, limit: int) -> str:
+    """Why a call too large to show whole was rejected without a vote."""
+    return (
+        f"arguments are {size:,} bytes, above [review] max_argument_bytes = {limit:,}: reviewers cannot see all of it"
+    )

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator, model_validator
 from quorum.domain.policy import PolicyRule
 from quorum.domain.review import QuorumRule
 from quorum.infrastructure.config.sections import Section
+from quorum.infrastructure.review.quorum import DEFAULT_MAX_ARGUMENT_BYTES
 
 
 class ReviewSettings(Section):
@@ -23,6 +24,9 @@ class ReviewSettings(Section):
             the panel. Fewer reject the call ("not enough reviewers answered").
         vote_timeout_seconds: how long each reviewer may take; a late reviewer casts an error vote.
         escalate_on_reject: when the panel rejects, ask the human (``hil_mode``) instead.
+        max_argument_bytes: reviewers always see a call's arguments whole; a call whose arguments
+            (the JSON reviewers would see, in UTF-8 bytes) exceed this is rejected without a vote
+            (and escalated under ``escalate_on_reject``). At least 1024; default 64 KiB.
         hil_mode: interactive (ask a human), auto_approve or auto_reject.
         rules: ``[[review.rules]]`` policy tables (see ``quorum.domain.policy``), tried deny → ask →
             allow before any vote.
@@ -33,6 +37,7 @@ class ReviewSettings(Section):
     min_votes: int | None = Field(None, ge=1)
     vote_timeout_seconds: float = Field(60.0, gt=0)
     escalate_on_reject: bool = False
+    max_argument_bytes: int = Field(DEFAULT_MAX_ARGUMENT_BYTES, ge=1024)
     hil_mode: Literal["interactive", "auto_approve", "auto_reject"] = "interactive"
     rules: list[PolicyRule] = Field(default_factory=list)
 

@@ -14,13 +14,7 @@ from quorum.application.ports.llm import LlmGateway
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.domain.review import Verdict, Vote
 from quorum.domain.tools import ToolCall, ToolResultMessage
-from quorum.infrastructure.review.prompts import (
-    NUDGE,
-    REVIEWER_SYSTEM_PROMPT,
-    SUBMIT_VERDICT_SCHEMA,
-    read_verdict,
-    review_prompt,
-)
+from quorum.infrastructure.review.prompts import NUDGE, SUBMIT_VERDICT_SCHEMA, read_verdict, review_prompt
 
 
 class Voter(Protocol):
@@ -40,7 +34,8 @@ def error_vote(name: str, reason: str) -> Vote:
 class ModelVoter:
     """A reviewer model (``provider:model``) voting through the ``submit_verdict`` tool.
 
-    Each call is reviewed in a fresh session, so one review never leaks into the next. The session
+    Each call is reviewed in a fresh session, so one review never leaks into the next, with its own
+    prompt nonce (see ``review_prompt``), so no two sessions share section markers. The session
     is offered ``submit_verdict`` and nothing else. An answer without a valid verdict gets one
     nudge in the same session — a new user message repeating the request, or, when the model
     called a tool wrongly, an error result for each of its calls followed by the request, so the
@@ -54,9 +49,10 @@ class ModelVoter:
 
     async def vote(self, call: ToolCall, context: ReviewContext) -> Vote:
         try:
-            session = self._gateway.session(self.model_id, REVIEWER_SYSTEM_PROMPT)
+            prompt = review_prompt(call, context)  # a fresh nonce per session
+            session = self._gateway.session(self.model_id, prompt.system)
             tools = [SUBMIT_VERDICT_SCHEMA]
-            response = await session.send_with_tools(review_prompt(call, context), tools)
+            response = await session.send_with_tools(prompt.user, tools)
             outcome = read_verdict(response.tool_calls())
             if isinstance(outcome, str):
                 calls = response.tool_calls()

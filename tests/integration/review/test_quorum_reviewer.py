@@ -9,7 +9,7 @@ from typing import Any
 
 from quorum.domain.responses import LlmResponse
 from quorum.domain.review import QuorumRule, Verdict
-from quorum.infrastructure.review.prompts import MAX_ARGUMENTS_CHARS, REVIEWER_SYSTEM_PROMPT, read_verdict
+from quorum.infrastructure.review.prompts import read_verdict, reviewer_system_prompt
 from quorum.infrastructure.review.quorum import QuorumReviewer
 from quorum.infrastructure.review.voters import ModelVoter
 from tests.integration.review.conftest import context_for, high_call
@@ -43,26 +43,18 @@ async def test_the_panel_votes_in_parallel_and_sees_the_whole_call() -> None:
     decision = await QuorumReviewer(voters, rule=QuorumRule.parse("unanimous")).review(call, context_for(call))
     assert decision.approved and [v.reason for v in decision.votes] == [f"fake:m{i} agrees" for i in range(3)]
     system, prompt = gateway.prompts[0]
-    assert system == REVIEWER_SYSTEM_PROMPT
+    nonce = prompt.split("<call-", 1)[1].split(">", 1)[0]
+    assert system == reviewer_system_prompt(nonce) and f"<task-{nonce}>" in system
     for needle in (
         "tool: run_command",
         "description: runs a shell command",
         "risk: high — the command may modify files",
         '"command": "rm -rf build"',
-        "<task>\nclean the build directory\n</task>",
-        "<context>\nI'll remove the build directory.\n</context>",
+        f"<task-{nonce}>\nclean the build directory\n</task-{nonce}>",
+        f"<context-{nonce}>\nI'll remove the build directory.\n</context-{nonce}>",
     ):
         assert needle in prompt
-
-
-async def test_huge_arguments_are_clipped_in_the_prompt() -> None:
-    gateway = BarrierGateway(asyncio.Barrier(1))
-    call = high_call("write_file", path="big.txt", content="x" * 50_000)
-    await QuorumReviewer([ModelVoter(gateway, "fake:m")], rule=QuorumRule.parse("majority")).review(  # type: ignore[arg-type]
-        call, context_for(call)
-    )
-    prompt = gateway.prompts[0][1]
-    assert len(prompt) < MAX_ARGUMENTS_CHARS + 3_000 and "more characters not shown" in prompt
+    assert len({p.split("<call-", 1)[1][:16] for _, p in gateway.prompts}) == 3  # a nonce per session
 
 
 async def test_a_hung_reviewer_is_an_error_vote_after_its_deadline() -> None:
