@@ -1,0 +1,188 @@
+"""A tool call as a person can judge it: a diff for file writes and edits, the command and its directory.
+
+``call_lines`` turns one call into plain lines (not yet escaped for the terminal; the prompt passes
+everything through ``printable``):
+
+- ``write_file``: "overwrites PATH (N lines → M lines)" and a unified diff against the file in the
+  workspace, or "new file PATH, N lines" and its content;
+- ``edit_file``: a unified diff of the file before and after the replacement, or, when ``old_text``
+  does not occur exactly once, why the edit will fail and the old and new text;
+- ``run_command``: the command verbatim and the directory it runs in;
+- any other tool: its arguments as indented JSON.
+
+Files are read only inside the workspace (``Workspace.resolve``): a path outside it, through a
+symbolic link or not, is reported and never read. Only regular files are read (a FIFO would block
+the prompt), and only up to ``MAX_READ_BYTES``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from quorum.domain.errors import ToolRefusedError
+from quorum.domain.tools import ToolCall
+from quorum.infrastructure.tools.workspace import Workspace
+
+MAX_READ_BYTES = 1_000_000
+"""Larger files are summarised, not diffed (reading and diffing them would stall the prompt)."""
+
+
+def call_lines(call: ToolCall, workspace: Workspace | None) -> list[str]:
+    """The lines showing ``call``'s effect (see the module docstring)."""
+    arguments = dict(call.arguments)
+    if call.name == "write_file" and isinstance(arguments.get("content"), str):
+        return _write_file(arguments, workspace)
+    if (
+        call.name == "edit_file"
+        and isinstance(arguments.get("old_text"), str)
+        and isinstance(arguments.get("new_text"), str)
+    ):
+        return _edit_file(arguments, workspace)
+    if call.name == "run_command" and isinstance(arguments.get("command"), str):
+        return _run_command(arguments, workspace)
+    return ["arguments:", *("  " + line for line in _json_lines(arguments))]
+
+
+def text_lines(text: str) -> list[str]:
+    r"""``text`` split at newlines only (a ``\r`` or form feed is content to show, not a line break)."""
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines
+
+
+def _json_lines(value: Mapping[str, Any]) -> list[str]:
+    return json.dumps(dict(value), indent=2, ensure_ascii=False, default=str).splitlines()
+
+
+class _Unreadable(Exception):
+    """Why the current file cannot be shown (outside the workspace, a directory, binary…)."""
+
+
+def _current_text(workspace: Workspace | None, raw: Any) -> tuple[str, str | None]:
+    """The path as shown and the file's current text (None when it does not exist).
+
+    Raises:
+        _Unreadable: the file must not or cannot be read; the message says why.
+    """
+    if not isinstance(raw, str) or not raw:
+        raise _Unreadable(f"path {raw!r} is not a file path (the tool will refuse it)")
+    if workspace is None:
+        raise _Unreadable(f"{raw}: no workspace is known, so the current file is not shown")
+    try:
+        path = workspace.resolve(raw)
+    except ToolRefusedError as error:
+        raise _Unreadable(f"{error} (not read; the tool will refuse it)") from error
+    shown = workspace.relative(path)
+    if not path.exists():
+        return shown, None
+    if path.is_dir():
+        raise _Unreadable(f"{shown} is a directory (the tool will refuse it)")
+    if not path.is_file():
+        raise _Unreadable(f"{shown} is not a regular file; not read")
+    size = path.stat().st_size
+    if size > MAX_READ_BYTES:
+        raise _Unreadable(f"{shown} exists ({size} bytes; too large to show a diff)")
+    data = _read(path)
+    if b"\x00" in data:
+        raise _Unreadable(f"{shown} exists and is a binary file ({size} bytes); not shown")
+    return shown, data.decode("utf-8", errors="replace")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_READ_BYTES + 1)
+    except OSError as error:
+        raise _Unreadable(f"{path.name} could not be read ({error.strerror or error})") from error
+
+
+def _count(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
+def _write_file(arguments: dict[str, Any], workspace: Workspace | None) -> list[str]:
+    content: str = arguments["content"]
+    new = text_lines(content)
+    try:
+        shown, old_text = _current_text(workspace, arguments.get("path"))
+    except _Unreadable as why:
+        return [f"writes {_count(len(new))}; {why}", *("+" + line for line in new)]
+    if old_text is None:
+        return [f"new file {shown}, {_count(len(new))}", *("+" + line for line in new)]
+    old = text_lines(old_text)
+    header = f"overwrites {shown} ({_count(len(old))} → {_count(len(new))})"
+    if old_text == content:
+        return [f"{header}: the content is identical"]
+    return [header, *_diff(old_text, content, shown)]
+
+
+def _edit_file(arguments: dict[str, Any], workspace: Workspace | None) -> list[str]:
+    old_part: str = arguments["old_text"]
+    new_part: str = arguments["new_text"]
+    shown_texts = [
+        "old_text:",
+        *("  " + line for line in text_lines(old_part)),
+        "new_text:",
+        *("  " + line for line in text_lines(new_part)),
+    ]
+    try:
+        shown, text = _current_text(workspace, arguments.get("path"))
+    except _Unreadable as why:
+        return [f"edit: {why}", *shown_texts]
+    if text is None:
+        return [f"edit: {shown} does not exist (the tool will refuse the edit)", *shown_texts]
+    count = text.count(old_part) if old_part else 0
+    if count != 1:
+        times = "does not occur" if count == 0 else f"occurs {count} times"
+        return [f"edit of {shown}: old_text {times} in the file (the tool will refuse the edit)", *shown_texts]
+    after = text.replace(old_part, new_part, 1)
+    header = f"edits {shown} ({_count(len(text_lines(text)))} → {_count(len(text_lines(after)))})"
+    return [header, *_diff(text, after, shown)]
+
+
+def _diff(before: str, after: str, shown: str) -> list[str]:
+    """A unified diff; a last line without a newline is marked, as ``diff`` does."""
+    lines: list[str] = []
+    for index, line in enumerate(
+        difflib.unified_diff(
+            _with_ends(before), _with_ends(after), fromfile=f"a/{shown}", tofile=f"b/{shown}", lineterm=""
+        )
+    ):
+        if index < 2 or line.startswith("@@ "):
+            lines.append(line)  # the ---/+++ and hunk headers carry no line end
+        elif line.endswith("\n"):
+            lines.append(line[:-1])
+        else:
+            lines += [line, "\\ No newline at end of file"]
+    return lines
+
+
+def _with_ends(text: str) -> list[str]:
+    r"""Lines split at newlines only, each keeping its newline, so "a" and "a\n" differ in the diff."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _run_command(arguments: dict[str, Any], workspace: Workspace | None) -> list[str]:
+    command: str = arguments["command"]
+    lines = ["command:", *("  " + line for line in command.split("\n"))]
+    lines.append(f"in: {_directory(arguments.get('cwd'), workspace)}")
+    rest = {k: v for k, v in arguments.items() if k not in ("command", "cwd")}
+    if rest:
+        lines += ["other arguments:", *("  " + line for line in _json_lines(rest))]
+    return lines
+
+
+def _directory(cwd: Any, workspace: Workspace | None) -> str:
+    if workspace is None:
+        return "the workspace" if cwd in (None, "") else f"{cwd} (relative to the workspace)"
+    if cwd in (None, ""):
+        return f"{workspace.root} (the workspace)"
+    try:
+        path = workspace.resolve(str(cwd))
+    except ToolRefusedError as error:
+        return f"{cwd}: {error} (the tool will refuse it)"
+    return f"{path} ({workspace.relative(path)} in the workspace)"
