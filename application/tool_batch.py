@@ -14,7 +14,9 @@ from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.domain.events import ReviewEvent, ToolCallEvent, ToolResultEvent
 from quorum.domain.review import ReviewDecision
+from quorum.domain.secrets import Redactor
 from quorum.domain.tools import (
+    Clearance,
     RiskAssessment,
     RiskLevel,
     ToolCall,
@@ -64,6 +66,7 @@ class TurnCalls:
         is_error: bool,
         is_rejected: bool = False,
         duration: float = 0.0,
+        redacted: bool = False,
     ) -> None:
         """Record the result of call ``index`` and emit its ``tool_result`` event."""
         call = self.calls[index]
@@ -74,6 +77,7 @@ class TurnCalls:
             is_error=is_error,
             is_rejected=is_rejected,
             duration=duration,
+            redacted=redacted,
         )
         self.results[index] = result
         observer.on_event(result_event(result))
@@ -95,10 +99,12 @@ class ToolBatch:
     """Runs the calls of one model response under the loop rules.
 
     Unknown tools, malformed or schema-violating arguments become error results without execution
-    or review. Low-risk calls run concurrently (at most ``max_parallel``); high-risk calls run after
-    them, one at a time in emission order, each only after the reviewer approved it, so a high-risk
-    call never overlaps another call. Each result is emitted as it is produced and stored in
-    ``turn.results`` under the call's emission index.
+    or review. Low-risk calls run concurrently (at most ``max_parallel``) with clearance
+    ``UNREVIEWED``; high-risk calls run after them, one at a time in emission order, each only after
+    the reviewer approved it (clearance ``APPROVED``), so a high-risk call never overlaps another
+    call. Known secret values in outputs are replaced by ``redactor`` before anything sees them.
+    Each result is emitted as it is produced and stored in ``turn.results`` under the call's
+    emission index.
     """
 
     def __init__(
@@ -113,6 +119,7 @@ class ToolBatch:
         max_parallel: int,
         tool_timeout: float,
         allow_high_risk: bool,
+        redactor: Redactor | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self._executor = executor
@@ -124,6 +131,7 @@ class ToolBatch:
         self._semaphore = asyncio.Semaphore(max_parallel)
         self._tool_timeout = tool_timeout
         self._allow_high_risk = allow_high_risk
+        self._redactor = redactor or Redactor()
         self._clock = clock
 
     async def run(
@@ -171,7 +179,7 @@ class ToolBatch:
 
     async def _execute_low(self, turn: TurnCalls, planned: _Planned) -> None:
         async with self._semaphore:
-            await self._execute(turn, planned)
+            await self._execute(turn, planned, Clearance.UNREVIEWED)
 
     async def _execute_high(
         self, turn: TurnCalls, planned: _Planned, context: ReviewContext, rejections: RejectionCounter
@@ -188,7 +196,7 @@ class ToolBatch:
         self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
         if decision.approved:
             rejections.count = 0
-            await self._execute(turn, planned)
+            await self._execute(turn, planned, Clearance.APPROVED)
             return
         rejections.count += 1
         turn.answer(planned.index, _rejection_text(decision), self._observer, is_error=True, is_rejected=True)
@@ -203,13 +211,13 @@ class ToolBatch:
                 approved=False, decided_by="auto", reason=f"reviewer failed: {type(error).__name__}: {error}"
             )
 
-    async def _execute(self, turn: TurnCalls, planned: _Planned) -> None:
+    async def _execute(self, turn: TurnCalls, planned: _Planned, clearance: Clearance) -> None:
         call = planned.call
         started = self._clock()
         is_error = True
         try:
             async with asyncio.timeout(self._tool_timeout) as deadline:
-                outcome = await self._executor.execute(call)
+                outcome = await self._executor.execute(call, clearance=clearance)
             output, is_error = outcome.output, outcome.is_error
         except TimeoutError:
             if not deadline.expired():
@@ -221,7 +229,8 @@ class ToolBatch:
         except Exception as error:  # the model sees the failure; the run goes on
             output = f"{type(error).__name__}: {error}"
         duration = self._clock() - started
-        turn.answer(planned.index, output, self._observer, is_error=is_error, duration=duration)
+        output, redacted = self._redactor.redact(output)
+        turn.answer(planned.index, output, self._observer, is_error=is_error, duration=duration, redacted=redacted)
 
 
 def result_event(result: ToolResultMessage) -> ToolResultEvent:
@@ -233,6 +242,7 @@ def result_event(result: ToolResultMessage) -> ToolResultEvent:
         is_rejected=result.is_rejected,
         output=result.output,
         duration_ms=round(result.duration * 1000, 3),
+        redacted=result.redacted,
     )
 
 

@@ -25,6 +25,8 @@ from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSourceContext
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
+from quorum.infrastructure.sandbox.detect import SandboxStatus
+from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
 from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
@@ -78,8 +80,27 @@ def workspace_of(settings: Settings) -> Path:
     return (settings.tools.workspace or Path.cwd()).expanduser().resolve()
 
 
+def known_secrets(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str]) -> KnownSecrets:
+    """Every secret of the configuration and environment (redacted everywhere, kept from children).
+
+    Error messages printed from here on are redacted with them too.
+    """
+    from quorum.cli.errors import redact_errors_with
+
+    secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()))
+    redact_errors_with(secrets.redactor())
+    return secrets
+
+
+def probe_sandbox(settings: Settings) -> SandboxStatus:
+    """How ``run_command`` runs in this process (the probe runs once per process)."""
+    from quorum.infrastructure.sandbox.detect import sandbox_status
+
+    return sandbox_status(settings.tools.sandbox.mode, settings.tools.sandbox.program)
+
+
 def build_tool_executor(
-    catalog: PluginCatalog, settings: Settings, env: Mapping[str, str], gateway: Any
+    catalog: PluginCatalog, settings: Settings, env: Mapping[str, str], gateway: Any, secrets: KnownSecrets
 ) -> PluginToolExecutor:
     context = ToolSourceContext(
         workspace=workspace_of(settings),
@@ -87,6 +108,7 @@ def build_tool_executor(
         env=env,
         cache_dir=user_data_dir() / "cache",
         gateway=gateway,
+        secrets=secrets,
     )
     sources: list[Any] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
@@ -99,7 +121,11 @@ def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptio
     from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
 
     context = ReviewerContext(
-        settings=settings, gateway=gateway, interactive=options.interactive, auto_approve=options.yes
+        settings=settings,
+        gateway=gateway,
+        interactive=options.interactive,
+        auto_approve=options.yes,
+        workspace=workspace_of(settings),
     )
     return build_pipeline(context, catalog.reviewers)
 
@@ -172,7 +198,10 @@ class Container(containers.DeclarativeContainer):
         PluginLlmGateway, registry=catalog.provided.providers, instances=settings.provided.providers, env=env
     )
     schema = providers.Singleton(JsonSchemaToolConverter)
-    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway)
+    secrets = providers.Singleton(known_secrets, catalog, settings, env)
+    sandbox = providers.Singleton(probe_sandbox, settings)
+    redactor = secrets.provided.redactor.call()
+    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway, secrets)
     reviewer = providers.Singleton(build_reviewer, catalog, settings, options, gateway)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     parent_run_id: providers.Provider[str | None] = providers.Object(None)
@@ -181,7 +210,13 @@ class Container(containers.DeclarativeContainer):
     observer = providers.Singleton(FanOut, providers.List(recorder, renderer))
 
     run_agent = providers.Factory(
-        RunAgent, gateway=gateway, executor=tool_executor, schema=schema, reviewer=reviewer, observer=observer
+        RunAgent,
+        gateway=gateway,
+        executor=tool_executor,
+        schema=schema,
+        reviewer=reviewer,
+        observer=observer,
+        redactor=redactor,
     )
 
 

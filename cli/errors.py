@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
 from quorum.domain.errors import ConfigurationError, QuorumError, RunFailure, UsageError
+from quorum.domain.secrets import Redactor, Secret
 
 EXIT_OK = 0
 EXIT_RUN_FAILURE = 1
@@ -16,6 +18,22 @@ EXIT_STOPPED_EARLY = 3
 EXIT_INTERRUPTED = 130
 
 T = TypeVar("T")
+
+DEFAULT_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+"""Redacted from error messages even before the configuration (and so every secret) is known."""
+
+_redactor = Redactor()
+
+
+def redact_errors_with(redactor: Redactor) -> None:
+    """Redact error messages printed by ``report`` with ``redactor`` (the run's known secrets)."""
+    global _redactor
+    _redactor = redactor
+
+
+def _redact(message: str) -> str:
+    fallback = Redactor(Secret(name, os.environ[name]) for name in DEFAULT_KEY_VARIABLES if os.environ.get(name))
+    return fallback.text(_redactor.text(message))
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -32,7 +50,7 @@ def exit_code_for(error: BaseException) -> int:
 def report(error: QuorumError) -> None:
     """Print ``error`` as one clear message on stderr (never a traceback)."""
     label = "configuration error" if isinstance(error, ConfigurationError) else "error"
-    print(f"quorum: {label}: {error}", file=sys.stderr, flush=True)
+    print(f"quorum: {label}: {_redact(str(error))}", file=sys.stderr, flush=True)
 
 
 @contextmanager

@@ -41,6 +41,7 @@ from quorum.domain.responses import (
     Usage,
 )
 from quorum.domain.review import QuorumRule, ReviewDecision, Verdict, Vote
+from quorum.domain.secrets import Redactor, Secret
 from quorum.domain.streaming import (
     StreamCompleted,
     StreamError,
@@ -49,6 +50,7 @@ from quorum.domain.streaming import (
     StreamToolCallDelta,
 )
 from quorum.domain.tools import (
+    Clearance,
     ParamType,
     RiskAssessment,
     RiskLevel,
@@ -60,6 +62,7 @@ from quorum.domain.tools import (
 )
 
 __all__ = [
+    "Clearance",
     "ConfigurationError",
     "ContentBlock",
     "GlobError",
@@ -73,6 +76,7 @@ __all__ = [
     "ProviderError",
     "QuorumError",
     "QuorumRule",
+    "Redactor",
     "ReviewDecision",
     "ReviewEvent",
     "RiskAssessment",
@@ -82,6 +86,7 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "RunStopReason",
+    "Secret",
     "StopReason",
     "StreamCompleted",
     "StreamError",

@@ -100,6 +100,8 @@ class ReviewEvent(_Event):
 
 
 class ToolResultEvent(_Event):
+    """A call's result. ``redacted`` is true when known secret values were replaced in ``output``."""
+
     type: Literal["tool_result"] = "tool_result"
     call_id: str
     name: str
@@ -107,6 +109,7 @@ class ToolResultEvent(_Event):
     is_rejected: bool
     output: str
     duration_ms: float
+    redacted: bool = False
 
 
 class TurnFinished(_Event):

@@ -18,6 +18,17 @@ class RiskLevel(StrEnum):
     HIGH = "high"
 
 
+class Clearance(StrEnum):
+    """How a call reached execution, which decides how confined it runs.
+
+    ``UNREVIEWED``: on the low-risk path, nobody looked at it (a ``run_command`` call runs in the
+    sandbox). ``APPROVED``: a review approved it (it runs as configured for approved calls).
+    """
+
+    UNREVIEWED = "unreviewed"
+    APPROVED = "approved"
+
+
 class RiskAssessment(BaseModel):
     """The risk of one particular call, and why (shown to reviewers)."""
 
@@ -48,7 +59,9 @@ class ToolDefinition(BaseModel):
 
     Either ``parameters`` describe the input, or ``input_schema`` carries a JSON Schema the tool
     brings itself (MCP tools do); never both. ``risk`` is the default risk of a call to it; a tool
-    source may still decide per call (``run_command`` does).
+    source may still decide per call (``run_command`` does). ``per_call_risk`` says some calls of a
+    high-risk tool are low risk (decided by the source for each call), so the read-only ``ask``
+    mode offers the tool and runs only those calls.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -56,6 +69,7 @@ class ToolDefinition(BaseModel):
     name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
     description: str = ""
     risk: RiskLevel = RiskLevel.HIGH
+    per_call_risk: bool = False
     parameters: tuple[ToolParameter, ...] = ()
     input_schema: dict[str, Any] | None = None
 
@@ -87,8 +101,8 @@ class ToolSpec:
         return list(self._tools.values())
 
     def low_risk_tools(self) -> list[ToolDefinition]:
-        """Tools whose default risk is low (what the read-only ``ask`` mode offers)."""
-        return [t for t in self._tools.values() if t.risk is RiskLevel.LOW]
+        """Tools whose default risk is low, or with low-risk calls (what the read-only ``ask`` mode offers)."""
+        return [t for t in self._tools.values() if t.risk is RiskLevel.LOW or t.per_call_risk]
 
     def high_risk_tools(self) -> list[ToolDefinition]:
         """Tools whose default risk is high."""
@@ -137,6 +151,7 @@ class ToolResultMessage(BaseModel):
 
     ``is_error`` marks failures (the model sees them as errors); ``is_rejected`` additionally marks
     calls a review refused, so the model can choose a safer path. ``duration`` is in seconds.
+    ``redacted`` says known secret values were replaced in ``output`` before anyone saw it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -147,3 +162,4 @@ class ToolResultMessage(BaseModel):
     is_error: bool = False
     is_rejected: bool = False
     duration: float = 0.0
+    redacted: bool = False

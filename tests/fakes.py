@@ -14,6 +14,7 @@ from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseB
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
 from quorum.domain.tools import (
+    Clearance,
     RiskAssessment,
     RiskLevel,
     ToolCall,
@@ -136,6 +137,8 @@ class FakeTools:
     running: int = 0
     peak: int = 0
     risk_overrides: dict[str, RiskLevel] = field(default_factory=dict)
+    clearances: dict[str, Clearance] = field(default_factory=dict)
+    """The clearance each call (by id) was executed with."""
 
     def add(
         self, name: str, fn: ToolFn, *, risk: RiskLevel = RiskLevel.LOW, params: Sequence[ToolParameter] = ()
@@ -152,7 +155,8 @@ class FakeTools:
         level = self.risk_overrides.get(call.native_id, tool.risk)
         return RiskAssessment(level=level, reason=f"{tool.name} is {level.value}-risk")
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+        self.clearances[call.native_id] = clearance
         self.running += 1
         self.peak = max(self.peak, self.running)
         self.executed.append(call.native_id)

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from quorum.domain.tools import RiskAssessment, ToolCall, ToolDefinition, ToolSpec
+from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolSpec
 
 
 class ToolOutcome(BaseModel):
@@ -29,9 +29,12 @@ class ToolExecutor(Protocol):
         """The risk of this particular call (e.g. a read-only shell command is low), and why. Pure."""
         ...
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         """Run one call whose arguments were already validated.
 
+        ``clearance`` says how the call got here: ``UNREVIEWED`` (the low-risk path) must run as
+        confined as the tool can be (``run_command`` in the sandbox); ``APPROVED`` calls passed a
+        review. The default is the confined one, so forgetting it can never loosen anything.
         Expected failures come back as ``ToolOutcome(is_error=True)``; anything raised is turned
         into an error result by the caller. Must be cancellable (the caller enforces timeouts).
         """

@@ -16,6 +16,7 @@ from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
+from quorum.application.redaction import RedactingObserver
 from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
 from quorum.domain.errors import ProviderError, RunFailure
 from quorum.domain.events import (
@@ -27,6 +28,7 @@ from quorum.domain.events import (
     TurnStarted,
 )
 from quorum.domain.responses import LlmResponse, Usage
+from quorum.domain.secrets import Redactor
 from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
 from quorum.domain.tools import RiskAssessment, RiskLevel, ToolDefinition, ToolResultMessage, ToolSpec
 
@@ -63,6 +65,9 @@ class RunAgent:
     happens during the run: failures end it with a stop reason, and every event reaches the
     observer, ``run_finished`` last. Caller cancellation is the exception: after emitting
     ``run_finished`` (``cancelled``) the ``CancelledError`` propagates, as asyncio requires.
+
+    ``redactor`` holds the secrets Quorum knows: their values are replaced in tool outputs before
+    the model sees them, in every event, and in the returned result.
     """
 
     def __init__(
@@ -73,6 +78,7 @@ class RunAgent:
         schema: ToolSchemaPort,
         reviewer: ActionReviewer,
         observer: RunObserver,
+        redactor: Redactor | None = None,
         clock: Callable[[], float] = time.perf_counter,
         new_run_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
     ) -> None:
@@ -80,7 +86,8 @@ class RunAgent:
         self._executor = executor
         self._schema = schema
         self._reviewer = reviewer
-        self._observer = observer
+        self._redactor = redactor or Redactor()
+        self._observer: RunObserver = RedactingObserver(observer, self._redactor) if self._redactor else observer
         self._clock = clock
         self._new_run_id = new_run_id
         self._validator = ArgumentValidator()
@@ -132,6 +139,7 @@ class RunAgent:
             max_parallel=params.max_parallel_tools,
             tool_timeout=params.tool_timeout_seconds,
             allow_high_risk=params.tools == "all",
+            redactor=self._redactor,
             clock=self._clock,
         )
         rejections = RejectionCounter(limit=params.max_rejections)
@@ -283,6 +291,9 @@ class RunAgent:
             pending.answer(index, note, self._observer, is_error=True)
 
     def _finish(self, state: _RunState, reason: RunStopReason, detail: str | None) -> RunResult:
+        if detail is not None:
+            detail = self._redactor.text(detail)
+        state.last_text = self._redactor.text(state.last_text)
         event = RunFinished(
             stop_reason=reason, turns=state.turns, output=state.last_text, usage=state.usage, detail=detail
         )

@@ -171,17 +171,37 @@ async def _execute(
         history=history,
     )
     executor = container.tool_executor()
+    redactor = container.redactor()
     try:
+        await _require_sandbox(container, executor, low_risk_only)
         result = await container.run_agent().execute(request)
     finally:
         renderer.close()
         await executor.aclose()
         await container.gateway().aclose()
         for problem in getattr(executor, "problems", ()):
-            print(f"quorum: warning: {problem}", file=sys.stderr)
+            print(f"quorum: warning: {redactor.text(problem)}", file=sys.stderr)
     if result.stop_reason == "error":
         print(f"quorum: error: {result.detail}", file=sys.stderr)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
+
+
+async def _require_sandbox(container: Any, executor: Any, low_risk_only: bool) -> None:
+    """Refuse a run offering ``run_command`` when ``[tools.sandbox] mode = "required"`` and no sandbox works.
+
+    Raises:
+        ConfigurationError: naming the setting and how to get a sandbox.
+    """
+    from quorum.domain.errors import ConfigurationError
+
+    status = container.sandbox()
+    if status.mode != "required" or status.enforced or low_risk_only:
+        return
+    if "run_command" in (await executor.list_tools()).names():
+        raise ConfigurationError(
+            f"mode = 'required' and run_command is offered, but {status.no_sandbox_reason()}",
+            key="tools.sandbox.mode",
+        )
 
 
 def _continuation(container: Any, run_id: str | None) -> Any:

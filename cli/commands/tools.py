@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -30,15 +31,8 @@ def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) 
     with handled():
         container = build_container(AppOptions(config_path=config_path, overrides=overrides))
         listed, problems = asyncio.run(_listed(container))
-    rows = [
-        {
-            "name": t.definition.name,
-            "risk": t.definition.risk.value,
-            "source": t.origin,
-            "description": t.definition.description,
-        }
-        for t in listed
-    ]
+        status = container.sandbox()
+    rows = [_row(t, status.describe()) for t in listed]
     if as_json:
         for row in rows:
             click.echo(json.dumps(row))
@@ -47,10 +41,29 @@ def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) 
         for row in rows:
             first = (row["description"].splitlines() or [""])[0][:70]
             click.echo(f"{row['name']:<{width}}  {row['risk']:<4}  {row['source']:<18} {first}")
+            if "sandbox" in row:
+                click.echo(f"{'':<{width}}  {'':<4}  {'':<18} ↳ {row['sandbox']}: {status.explain()}")
         if not rows:
             click.echo("no tools available", err=True)
     for problem in problems:
         click.echo(f"quorum: warning: {problem}", err=True)
+
+
+def _row(tool: Any, sandbox: str) -> dict[str, Any]:
+    """One listing row; ``run_command``'s also says how it runs (``sandbox``).
+
+    ``risk`` is the tool's default risk; ``per_call_risk`` says some of its calls are low risk.
+    """
+    row: dict[str, Any] = {
+        "name": tool.definition.name,
+        "risk": tool.definition.risk.value,
+        "source": tool.origin,
+        "description": tool.definition.description,
+        "per_call_risk": tool.definition.per_call_risk,
+    }
+    if tool.definition.name == "run_command" and tool.source == "builtin":
+        row["sandbox"] = sandbox
+    return row
 
 
 async def _listed(container: object) -> tuple[list, list[str]]:  # type: ignore[type-arg]

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field
 from quorum.infrastructure.config.sections import AgentSettings, PluginsSettings, Section
 from quorum.infrastructure.mcp.settings import McpSettings
 from quorum.infrastructure.review.settings import ReviewSettings
+from quorum.infrastructure.secrets import SecretsSettings
 from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.tools.settings import ToolsSettings
 
@@ -30,6 +31,7 @@ class Settings(Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     plugins: PluginsSettings = Field(default_factory=PluginsSettings)
+    secrets: SecretsSettings = Field(default_factory=SecretsSettings)
     extensions: dict[str, Any] = Field(default_factory=dict)
 
 

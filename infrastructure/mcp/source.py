@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.naming import namespace_all
@@ -108,7 +108,7 @@ class McpToolSource:
         route = self._routes.get(call.name)
         return route.risk if route is not None else RiskAssessment(level=tool.risk, reason="declared risk")
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         route = self._routes.get(call.name)
         if route is None:
             return ToolOutcome(output=f"unknown MCP tool {call.name!r}", is_error=True)

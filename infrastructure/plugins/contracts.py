@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.messages import Message
-from quorum.domain.tools import RiskAssessment, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
+from quorum.infrastructure.secrets import KnownSecrets
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class ToolSourceContext:
         env: the process environment as the container saw it.
         cache_dir: a directory the source may keep caches in.
         gateway: the LLM gateway, for sources that need a model.
+        secrets: the secrets Quorum knows; sources starting processes keep them out of their
+            environments (``KnownSecrets.scrub``).
     """
 
     workspace: Path
@@ -62,6 +65,7 @@ class ToolSourceContext:
     env: Mapping[str, str] = field(default_factory=dict)
     cache_dir: Path | None = None
     gateway: LlmGateway | None = None
+    secrets: KnownSecrets = field(default_factory=KnownSecrets)
 
 
 @runtime_checkable
@@ -78,8 +82,12 @@ class ToolSource(Protocol):
         """The risk of this call; sources without per-call rules return the tool's default risk."""
         ...
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
-        """Run one validated call (see ``ToolExecutor.execute``)."""
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+        """Run one validated call (see ``ToolExecutor.execute``).
+
+        ``clearance`` is ``UNREVIEWED`` on the low-risk path and ``APPROVED`` after a review
+        approved the call; a source whose tools can run more or less confined must honour it.
+        """
         ...
 
     async def aclose(self) -> None:
@@ -97,6 +105,8 @@ class ReviewerContext:
         interactive: whether a human can be asked (a terminal on stdin, not ``--json``).
         auto_approve: ``--yes`` was given.
         prompt: the human-prompt adapter (an object with ``ask``); None when not interactive.
+        workspace: the directory file tools act in, so the human step can show a write as a diff
+            against the current file and scope "always" to a directory; None when unknown.
     """
 
     settings: Any
@@ -104,6 +114,7 @@ class ReviewerContext:
     interactive: bool = False
     auto_approve: bool = False
     prompt: Any = None
+    workspace: Path | None = None
 
 
 @dataclass(frozen=True)

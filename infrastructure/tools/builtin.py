@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ToolRefusedError
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolParameter
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolParameter
 from quorum.infrastructure.tools import files, search
-from quorum.infrastructure.tools.command_risk import classify_command
+from quorum.infrastructure.tools.command_launch import CommandLauncher
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
 from quorum.infrastructure.tools.shell import DEFAULT_TIMEOUT, MAX_TIMEOUT, run_command
@@ -79,7 +79,11 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ),
     ToolDefinition(
         name="run_command",
-        description="Run a shell command (sh -c) in the workspace; reports exit code, stdout and stderr.",
+        description=(
+            "Run a shell command (sh -c) in the workspace; reports exit code, stdout and stderr. Read-only "
+            "commands (ls, cat, grep, git log/diff/status…) run at once in a sandbox that cannot write or reach "
+            "the network; anything else is reviewed first."
+        ),
         risk=HIGH,
         parameters=(
             _p("command", "The command line."),
@@ -101,21 +105,21 @@ class BuiltinToolSource:
     Args:
         workspace: the directory every path is resolved in (see ``Workspace``).
         settings: the ``[tools]`` section; ``output_limit_bytes`` caps each output.
-        env: environment for ``run_command`` (the container's view); None inherits the process's.
+        launcher: decides each ``run_command`` call's risk and how it runs (sandbox, environment).
 
-    File work runs in worker threads so a large read or search never blocks the event loop.
-    Expected failures (path outside the workspace, missing file, ambiguous edit, bad regex,
-    non-zero exit) are error results with a message the model can act on.
+    ``run_command`` is listed with ``per_call_risk`` when a sandbox enforces the low-risk path, so
+    the read-only ``ask`` mode offers it and runs its low-risk calls. File work runs in worker
+    threads so a large read or search never blocks the event loop. Expected failures (path
+    outside the workspace, missing file, ambiguous edit, bad regex, non-zero exit) are error
+    results with a message the model can act on.
     """
 
     name = "builtin"
 
-    def __init__(
-        self, workspace: Path, settings: ToolsSettings | None = None, env: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, workspace: Path, settings: ToolsSettings, launcher: CommandLauncher) -> None:
         self.workspace = Workspace(workspace)
-        self._settings = settings or ToolsSettings()
-        self._env = env
+        self._settings = settings
+        self.launcher = launcher
         limit = self._settings.output_limit_bytes
         ws = self.workspace
         self._blocking: dict[str, Callable[[dict[str, Any]], str]] = {
@@ -128,23 +132,27 @@ class BuiltinToolSource:
         }
 
     async def list_tools(self) -> Sequence[ToolDefinition]:
-        return BUILTIN_TOOLS
+        if not self.launcher.status.enforced:
+            return BUILTIN_TOOLS
+        return tuple(
+            t.model_copy(update={"per_call_risk": True}) if t.name == "run_command" else t for t in BUILTIN_TOOLS
+        )
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         if call.name == "run_command":
             command = call.arguments.get("command")
             if not isinstance(command, str):
                 return RiskAssessment(level=HIGH, reason="run_command without a command string")
-            return classify_command(command)
+            return self.launcher.assess(command)
         return RiskAssessment(
             level=tool.risk, reason=f"{call.name} is {'read-only' if tool.risk is LOW else 'a write'}"
         )
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         arguments = dict(call.arguments)
         try:
             if call.name == "run_command":
-                outcome = await self._run_command(arguments)
+                outcome = await self._run_command(arguments, clearance)
             elif call.name in self._blocking:
                 outcome = ToolOutcome(output=await asyncio.to_thread(self._blocking[call.name], arguments))
             else:
@@ -157,7 +165,7 @@ class BuiltinToolSource:
             output=cap_text(outcome.output, self._settings.output_limit_bytes), is_error=outcome.is_error
         )
 
-    async def _run_command(self, arguments: dict[str, Any]) -> ToolOutcome:
+    async def _run_command(self, arguments: dict[str, Any], clearance: Clearance) -> ToolOutcome:
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             raise ToolRefusedError("command must be a non-empty string")
@@ -167,13 +175,14 @@ class BuiltinToolSource:
         timeout = arguments.get("timeout", DEFAULT_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise ToolRefusedError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        launch = self.launcher.launch(command, cwd, clearance)
         return await run_command(
-            command,
+            launch.argv,
             cwd=cwd,
             timeout=min(float(timeout), MAX_TIMEOUT),
             # Half the budget each, less room for the headers, so stderr survives a noisy stdout.
             limit_bytes=max(self._settings.output_limit_bytes // 2 - 100, 200),
-            env=self._env,
+            env=launch.env,
         )
 
     async def aclose(self) -> None:

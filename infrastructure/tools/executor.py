@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import QuorumError
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
 from quorum.infrastructure.plugins.contracts import ToolSource
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
@@ -108,14 +108,14 @@ class PluginToolExecutor:
         except Exception as error:  # a plugin's bug must not crash the run; fail towards review
             return RiskAssessment(level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})")
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         if self._listed is None:
             await self.listed_tools()
         source = self._routes.get(call.name)
         if source is None:
             return ToolOutcome(output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True)
         try:
-            outcome = await source.execute(call)
+            outcome = await source.execute(call, clearance=clearance)
         except QuorumError as error:
             outcome = ToolOutcome(output=str(error), is_error=True)
         except Exception as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import RiskAssessment, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
 from quorum.infrastructure.plugins.registries import FunctionTool, call_tool_function
 
 
@@ -27,7 +27,7 @@ class FunctionToolSource:
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         return RiskAssessment(level=tool.risk, reason=f"declared risk of plugin tool {tool.name!r}")
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         tool = self._functions.get(call.name)
         if tool is None:
             return ToolOutcome(output=f"unknown tool {call.name!r}", is_error=True)

@@ -9,16 +9,19 @@ from quorum.infrastructure.plugins.hookspecs import hookimpl
 
 
 def builtin_source_factory(context: ToolSourceContext) -> Any:
-    """File, search and shell tools confined to the workspace."""
+    """File, search and shell tools confined to the workspace; commands sandboxed."""
+    from quorum.infrastructure.sandbox.detect import sandbox_status
     from quorum.infrastructure.tools.builtin import BuiltinToolSource
+    from quorum.infrastructure.tools.command_launch import CommandLauncher
     from quorum.infrastructure.tools.settings import ToolsSettings
 
     settings = getattr(context.settings, "tools", None)
-    return BuiltinToolSource(
-        context.workspace,
-        settings if isinstance(settings, ToolsSettings) else None,
-        env=context.env or None,
-    )
+    if not isinstance(settings, ToolsSettings):
+        settings = ToolsSettings()
+    status = sandbox_status(settings.sandbox.mode, settings.sandbox.program)
+    workspace = context.workspace.resolve()
+    launcher = CommandLauncher(workspace, settings, status, context.env, context.secrets)
+    return BuiltinToolSource(workspace, settings, launcher)
 
 
 @hookimpl

@@ -4,10 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.config.sections import Section
+from quorum.infrastructure.sandbox.settings import SandboxSettings
+
+
+class CommandEnvSettings(Section):
+    """``[tools] command_env``: deliberate exceptions to the environment commands get.
+
+    Attributes:
+        pass_: (``pass`` in TOML) variables passed from Quorum's environment to every command,
+            even secret ones (e.g. ``GITHUB_TOKEN`` for an approved ``gh``).
+        set: variables set to fixed values for every command.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    pass_: list[str] = Field(default_factory=list, alias="pass")
+    set: dict[str, str] = Field(default_factory=dict)
 
 
 class ToolsSettings(Section):
@@ -19,6 +35,8 @@ class ToolsSettings(Section):
         disabled: name patterns of tools never to offer (wins over ``enabled``).
         risk: risk overrides by name pattern, e.g. ``"mcp__time__*" = "low"``.
         output_limit_bytes: cap of one tool output; the rest is cut with a note.
+        command_env: variables passed or set for ``run_command`` (see ``CommandEnvSettings``).
+        sandbox: ``[tools.sandbox]``, how ``run_command`` is confined.
     """
 
     workspace: Path | None = None
@@ -26,3 +44,5 @@ class ToolsSettings(Section):
     disabled: list[str] = Field(default_factory=list)
     risk: dict[str, RiskLevel] = Field(default_factory=dict)
     output_limit_bytes: int = Field(50_000, ge=1_000)
+    command_env: CommandEnvSettings = Field(default_factory=CommandEnvSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)

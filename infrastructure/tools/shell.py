@@ -1,4 +1,4 @@
-"""``run_command``: a shell command in the workspace, with a timeout that kills its process group."""
+"""Running one command line: a timeout that kills its process group, capped concurrent capture."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,28 +72,29 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
 
 
 async def run_command(
-    command: str,
+    argv: Sequence[str],
     *,
     cwd: Path,
     timeout: float,
     limit_bytes: int,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> ToolOutcome:
-    """Run ``command`` with ``/bin/sh -c`` in ``cwd``; stdin is empty.
+    """Run ``argv`` (e.g. ``[*sandbox, "/bin/sh", "-c", command]``) in ``cwd`` with exactly ``env``.
 
-    The child leads a new process group; on timeout or cancellation the whole group is killed, so
-    ``sleep 100 &`` style grandchildren go too. stdout and stderr are captured concurrently (a
-    chatty command cannot fill a pipe and stall) and each is capped at ``limit_bytes``. The result
-    states the exit code; a non-zero exit or a timeout is an error result.
+    stdin is empty. The child leads a new process group; on timeout or cancellation the whole group is killed, so
+    ``sleep 100 &`` style grandchildren go too (inside a sandbox, killing bubblewrap ends its
+    whole PID namespace). stdout and stderr are captured concurrently (a chatty command cannot
+    fill a pipe and stall) and each is capped at ``limit_bytes``. The result states the exit code;
+    a non-zero exit or a timeout is an error result.
     """
-    process = await asyncio.create_subprocess_shell(
-        command,
+    process = await asyncio.create_subprocess_exec(
+        *argv,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
-        env=dict(env) if env else None,
+        env=dict(env),
     )
     out, err = _Capture(limit_bytes, bytearray()), _Capture(limit_bytes, bytearray())
     assert process.stdout is not None and process.stderr is not None

@@ -50,6 +50,7 @@ def test_domain_exports_every_public_type() -> None:
         "messages",
         "model_id",
         "policy",
+        "secrets",
     ):
         module = importlib.import_module(f"quorum.domain.{sub}")
         public = {

@@ -1,11 +1,31 @@
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
+from quorum.infrastructure.sandbox.detect import sandbox_status
+from quorum.infrastructure.secrets import KnownSecrets
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
+from quorum.infrastructure.tools.command_launch import CommandLauncher
 from quorum.infrastructure.tools.settings import ToolsSettings
+
+
+def builtin_source(
+    workspace: Path,
+    settings: ToolsSettings | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    secrets: KnownSecrets | None = None,
+) -> BuiltinToolSource:
+    """The built-in tools as the plugin builds them, over ``settings`` (its sandbox mode included)."""
+    settings = settings or ToolsSettings()
+    status = sandbox_status(settings.sandbox.mode, settings.sandbox.program)
+    root = workspace.resolve()
+    launcher = CommandLauncher(root, settings, status, os.environ if environ is None else environ, secrets)
+    return BuiltinToolSource(root, settings, launcher)
 
 
 @pytest.fixture
@@ -36,4 +56,4 @@ def workspace(tmp_path: Path, outside: Path) -> Path:
 
 @pytest.fixture
 def source(workspace: Path) -> BuiltinToolSource:
-    return BuiltinToolSource(workspace, ToolsSettings(output_limit_bytes=2000))
+    return builtin_source(workspace, ToolsSettings(output_limit_bytes=2000))

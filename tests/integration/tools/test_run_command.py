@@ -1,4 +1,7 @@
-"""run_command with real processes: exit codes, capture, caps, timeouts that kill the group."""
+"""run_command with real processes: exit codes, capture, caps, timeouts that kill the group.
+
+These run approved calls (on the host, as a review let them); the sandboxed path has its own tests.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +11,15 @@ import os
 from pathlib import Path
 
 from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import RiskLevel, ToolCall
+from quorum.domain.tools import Clearance, RiskLevel, ToolCall
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.settings import CommandEnvSettings, ToolsSettings
+from tests.integration.tools.conftest import builtin_source
 
 
 async def run(source: BuiltinToolSource, **arguments: object) -> ToolOutcome:
-    return await source.execute(ToolCall(native_id="c", name="run_command", arguments=arguments))
+    call = ToolCall(native_id="c", name="run_command", arguments=arguments)
+    return await source.execute(call, clearance=Clearance.APPROVED)
 
 
 async def wait_dead(pid: int) -> None:
@@ -47,7 +52,7 @@ async def test_success_runs_in_the_workspace_or_a_cwd_inside_it(source: BuiltinT
 
 
 async def test_stdout_and_stderr_are_each_capped(workspace: Path) -> None:
-    source = BuiltinToolSource(workspace, ToolsSettings(output_limit_bytes=1000))
+    source = builtin_source(workspace, ToolsSettings(output_limit_bytes=1000))
     outcome = await run(source, command="yes | head -c 500000; yes e | head -c 300000 >&2")
     assert "[truncated: showed 400 of 500000 bytes]" in outcome.output
     assert "[truncated: showed 400 of 300000 bytes]" in outcome.output
@@ -108,6 +113,7 @@ def test_risk_is_decided_per_call(source: BuiltinToolSource) -> None:
 
 
 def test_environment_comes_from_the_context_not_the_process(workspace: Path) -> None:
-    source = BuiltinToolSource(workspace, env={"PATH": os.environ["PATH"], "QUORUM_PROBE": "from-context"})
-    outcome = asyncio.run(run(source, command="echo $QUORUM_PROBE"))
-    assert "from-context" in outcome.output
+    settings = ToolsSettings(command_env=CommandEnvSettings(set={"SET_HERE": "by-config"}))
+    source = builtin_source(workspace, settings, environ={"PATH": os.environ["PATH"], "QUORUM_PROBE": "from-context"})
+    outcome = asyncio.run(run(source, command="echo $QUORUM_PROBE $SET_HERE"))
+    assert "from-context by-config" in outcome.output

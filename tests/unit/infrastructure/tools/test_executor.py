@@ -7,7 +7,7 @@ import pytest
 
 from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
 from quorum.domain.errors import ToolRefusedError, ToolSourceError
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
@@ -37,7 +37,7 @@ class EchoSource:
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         return RiskAssessment(level=self.risk, reason=f"{self.name} says so")
 
-    async def execute(self, call: ToolCall) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         self.calls.append(call.name)
         if call.arguments.get("refuse"):
             raise ToolRefusedError("path escapes the workspace")

@@ -1,0 +1,27 @@
+"""``RedactingObserver``: no run event leaves the loop carrying a known secret value."""
+
+from __future__ import annotations
+
+from quorum.application.ports.observer import RunObserver
+from quorum.domain.events import RunEvent, ToolResultEvent
+from quorum.domain.secrets import Redactor
+
+
+class RedactingObserver:
+    """A ``RunObserver`` that replaces secret values in every string of every event, then forwards it.
+
+    Tool outputs are redacted earlier (before the model sees them); this catches what the loop
+    does not produce itself: a provider error echoing a key in ``run_finished``'s ``detail``, a
+    reviewer's failure in a vote's reason, a key the user pasted into the task. A ``tool_result``
+    changed here is flagged ``redacted``.
+    """
+
+    def __init__(self, observer: RunObserver, redactor: Redactor) -> None:
+        self._observer = observer
+        self._redactor = redactor
+
+    def on_event(self, event: RunEvent) -> None:
+        clean, changed = self._redactor.data(event)
+        if changed and isinstance(clean, ToolResultEvent):
+            clean = clean.model_copy(update={"redacted": True})
+        self._observer.on_event(clean)

@@ -1,0 +1,122 @@
+"""The secrets Quorum knows, collected from the configuration and the environment.
+
+Known: each provider's ``api_key`` and the variable its ``api_key_env`` names (and the default
+variables of every provider kind, configured or not), provider and MCP ``headers`` values, MCP
+``env`` values, and the variables listed in ``[secrets] redact_env``. Their values are redacted
+from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
+removed from the environment of every child process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field, SecretStr
+
+from quorum.domain.secrets import Redactor, Secret
+from quorum.infrastructure.config.sections import Section
+
+if TYPE_CHECKING:
+    from quorum.infrastructure.config.schema import Settings
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class SecretsSettings(Section):
+    """``[secrets]`` section.
+
+    Attributes:
+        redact_env: more environment variables whose values are secrets (e.g. ``GITHUB_TOKEN``):
+            redacted from outputs, events and the run log, and kept from child processes.
+    """
+
+    redact_env: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class KnownSecrets:
+    """Every secret Quorum knows.
+
+    Attributes:
+        secrets: named values (any length; the redactor itself ignores very short ones).
+        env_names: environment variables holding secrets, set or not.
+    """
+
+    secrets: tuple[Secret, ...] = ()
+    env_names: frozenset[str] = field(default_factory=frozenset)
+
+    def redactor(self) -> Redactor:
+        """A redactor over these secrets."""
+        return Redactor(self.secrets)
+
+    def scrub(self, environ: Mapping[str, str], *, keep: Iterable[str] = ()) -> dict[str, str]:
+        """``environ`` without the secret variables, nor any variable whose value is a secret.
+
+        ``keep`` names variables passed on deliberately (``[tools] command_env.pass``).
+        """
+        kept = set(keep)
+        values = {s.value for s in self.secrets if s.value}
+        return {
+            name: value
+            for name, value in environ.items()
+            if name in kept or (name not in self.env_names and value not in values)
+        }
+
+
+def collect_secrets(
+    settings: Settings, env: Mapping[str, str], provider_models: Iterable[type[BaseModel] | None] = ()
+) -> KnownSecrets:
+    """The secrets of ``settings`` (the validated configuration) and ``env``.
+
+    Args:
+        settings: the whole configuration (``providers``, ``mcp``, ``secrets`` are read).
+        env: the process environment as the container saw it.
+        provider_models: settings models of every registered provider kind; the default of their
+            ``api_key_env`` field counts even when the provider is not configured.
+    """
+    found: list[Secret] = []
+    names: set[str] = set()
+    for model in provider_models:
+        default = _field_default(model, "api_key_env")
+        if isinstance(default, str):
+            names.add(default)
+    from quorum.infrastructure.config.loader import ProviderInstance  # the loader imports this module
+
+    for name, instance in settings.providers.items():
+        section = instance.settings if isinstance(instance, ProviderInstance) else instance
+        if isinstance(section, BaseModel):
+            found.extend(_model_secrets(section, f"providers.{name}", names))
+    for server, server_settings in settings.mcp.servers.items():
+        for table, values in (("env", server_settings.env), ("headers", server_settings.headers)):
+            for key, value in values.items():
+                found.append(Secret(f"mcp.servers.{server}.{table}.{key}", _expand(value, env)))
+                names.update(_VAR.findall(value))
+    names.update(settings.secrets.redact_env)
+    found.extend(Secret(name, env[name]) for name in sorted(names) if env.get(name))
+    return KnownSecrets(tuple(found), frozenset(names))
+
+
+def _model_secrets(section: BaseModel, where: str, names: set[str]) -> list[Secret]:
+    found: list[Secret] = []
+    for name, value in section.__dict__.items():
+        if isinstance(value, SecretStr):
+            found.append(Secret(f"{where}.{name}", value.get_secret_value()))
+        elif name == "api_key_env" and isinstance(value, str):
+            names.add(value)
+        elif name == "headers" and isinstance(value, Mapping):
+            found.extend(Secret(f"{where}.headers.{key}", str(item)) for key, item in value.items())
+    return found
+
+
+def _field_default(model: type[BaseModel] | None, name: str) -> Any:
+    if model is None:
+        return None
+    info = model.model_fields.get(name)
+    return None if info is None else info.default
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    return _VAR.sub(lambda m: env.get(m.group(1), ""), value)
