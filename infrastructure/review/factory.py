@@ -10,6 +10,7 @@ from quorum.infrastructure.review.human import HilMode, HumanPrompt, HumanReview
 from quorum.infrastructure.review.quorum import QuorumReviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.review.voters import ModelVoter, ReviewerVoter, Voter
+from quorum.infrastructure.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from quorum.infrastructure.plugins.contracts import ReviewerContext
@@ -33,6 +34,11 @@ def hil_mode(context: ReviewerContext) -> HilMode:
     return "auto_approve" if context.auto_approve else review_settings(context).hil_mode
 
 
+def workspace(context: ReviewerContext) -> Workspace | None:
+    """The workspace file paths are resolved in, when the context names one."""
+    return Workspace(context.workspace) if context.workspace is not None else None
+
+
 def human_prompt(context: ReviewerContext) -> HumanPrompt | None:
     """The prompt adapter when a human can be asked: the context's, else the terminal; else None."""
     if not context.interactive:
@@ -41,12 +47,12 @@ def human_prompt(context: ReviewerContext) -> HumanPrompt | None:
         return context.prompt  # type: ignore[no-any-return]
     from quorum.infrastructure.review.terminal import TerminalPrompt
 
-    return TerminalPrompt()
+    return TerminalPrompt(workspace=workspace(context))
 
 
 def build_human(context: ReviewerContext) -> HumanReviewer:
     """The human step for this run."""
-    return HumanReviewer(hil_mode(context), human_prompt(context))
+    return HumanReviewer(hil_mode(context), human_prompt(context), workspace=workspace(context))
 
 
 def build_auto(context: ReviewerContext) -> AutoReviewer:

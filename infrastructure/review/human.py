@@ -1,4 +1,4 @@
-"""The human step: ask a person (or decide by ``hil_mode``), remembering always-approved tools."""
+"""The human step: ask a person (or decide by ``hil_mode``), remembering "always approve" scopes."""
 
 from __future__ import annotations
 
@@ -11,26 +11,33 @@ from typing import Literal, Protocol
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import ToolCall
+from quorum.infrastructure.review.scope import ApprovalScope, scope_for
+from quorum.infrastructure.tools.workspace import Workspace
 
 HilMode = Literal["interactive", "auto_approve", "auto_reject"]
 
 
 @dataclass(frozen=True)
 class HumanRequest:
-    """What the person is shown: the call, why they are asked, and the panel's votes so far."""
+    """What the person is shown: the call, why they are asked, and the panel's votes so far.
+
+    ``always`` is the scope an "always" answer would approve for the rest of the run; None means
+    the prompt must not offer "always" for this call.
+    """
 
     call: ToolCall
     context: ReviewContext
     why: str
     votes: tuple[Vote, ...] = ()
+    always: ApprovalScope | None = None
 
 
 @dataclass(frozen=True)
 class HumanAnswer:
     """The person's answer.
 
-    ``always`` approves this call and every later call of the same tool that reaches the human
-    step during this run.
+    ``always`` approves this call and every later call inside the request's ``always`` scope that
+    reaches the human step during this run. Without a scope it approves this call only.
     """
 
     choice: Literal["approve", "reject", "always"]
@@ -57,9 +64,18 @@ class HumanReviewer:
     - ``interactive`` asks ``prompt``; without one (no terminal, or ``--json``) it rejects at
       once, ``decided_by="auto"``, saying why — it never hangs.
 
-    A tool the person answered "always" for is approved without asking for the rest of this
+    An "always" answer approves, without asking, later calls inside that call's ``ApprovalScope``
+    (a command prefix, a tool in one directory, or a tool; see ``scope``) for the rest of this
     reviewer's life (one run); it only skips the human step, never policy rules or the panel.
-    The person's answer is appended to the decision's votes as reviewer ``human``.
+    The person's answer is appended to the decision's votes as reviewer ``human``, its reason
+    naming the scope.
+
+    Args:
+        mode: the ``hil_mode``.
+        prompt: asks the person; None when nobody can be asked.
+        workspace: where file paths are resolved to draw and match directory scopes; without
+            one, "always" is not offered for file tools.
+        clock: measures the person's latency.
     """
 
     def __init__(
@@ -67,18 +83,20 @@ class HumanReviewer:
         mode: HilMode,
         prompt: HumanPrompt | None = None,
         *,
+        workspace: Workspace | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.mode: HilMode = mode
         self._prompt = prompt
+        self._workspace = workspace
         self._clock = clock
-        self._always: set[str] = set()
+        self._always: list[ApprovalScope] = []
         self._lock = asyncio.Lock()  # one question on the terminal at a time
 
     @property
-    def always_approved(self) -> frozenset[str]:
-        """Tools the person approved for the rest of the run."""
-        return frozenset(self._always)
+    def always_approved(self) -> tuple[ApprovalScope, ...]:
+        """The scopes the person approved for the rest of the run, in the order given."""
+        return tuple(self._always)
 
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         """The ``ActionReviewer`` form: the human step with no earlier votes."""
@@ -93,13 +111,9 @@ class HumanReviewer:
             return ReviewDecision(approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})")
         if self.mode == "auto_reject":
             return ReviewDecision(approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})")
-        if call.name in self._always:
-            return ReviewDecision(
-                approved=True,
-                decided_by="human",
-                votes=earlier,
-                reason=f"{call.name} was approved for the rest of this run",
-            )
+        covered = self._covered(call, earlier)
+        if covered is not None:
+            return covered
         if self._prompt is None:
             return ReviewDecision(
                 approved=False,
@@ -111,18 +125,19 @@ class HumanReviewer:
                 ),
             )
         async with self._lock:
+            covered = self._covered(call, earlier)  # an answer given while this call waited may cover it
+            if covered is not None:
+                return covered
+            scope = scope_for(call, self._workspace)
+            request = HumanRequest(call=call, context=context, why=why, votes=earlier, always=scope)
             started = self._clock()
-            answer = await self._prompt.ask(HumanRequest(call=call, context=context, why=why, votes=earlier))
+            answer = await self._prompt.ask(request)
             latency = round(self._clock() - started, 6)
-        approved = answer.choice in ("approve", "always")
-        if answer.choice == "always":
-            self._always.add(call.name)
-        reason = answer.reason.strip() or (
-            "approved by the user"
-            + (f"; {call.name} is approved for the rest of this run" if answer.choice == "always" else "")
-            if approved
-            else "rejected by the user"
-        )
+            approved = answer.choice in ("approve", "always")
+            remembered = scope if answer.choice == "always" else None
+            if remembered is not None:
+                self._always.append(remembered)
+        reason = _reason(answer.reason.strip(), approved, remembered)
         vote = Vote(
             reviewer="human",
             verdict=Verdict.APPROVE if approved else Verdict.REJECT,
@@ -130,3 +145,25 @@ class HumanReviewer:
             latency=latency,
         )
         return ReviewDecision(approved=approved, decided_by="human", votes=(*earlier, vote), reason=reason)
+
+    def _covered(self, call: ToolCall, earlier: tuple[Vote, ...]) -> ReviewDecision | None:
+        """The approval of a call inside a remembered scope, or None."""
+        scope = next((scope for scope in self._always if scope.covers(call, self._workspace)), None)
+        if scope is None:
+            return None
+        return ReviewDecision(
+            approved=True,
+            decided_by="human",
+            votes=earlier,
+            reason=f"approved by the user for the rest of this run: always approve {scope.label}",
+        )
+
+
+def _reason(given: str, approved: bool, remembered: ApprovalScope | None) -> str:
+    """The person's reason, else a default; an "always" answer always states its scope."""
+    if not approved:
+        return given or "rejected by the user"
+    base = given or "approved by the user"
+    if remembered is None:
+        return base
+    return f"{base}; always approve {remembered.label} for the rest of this run"

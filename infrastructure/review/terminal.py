@@ -3,20 +3,30 @@
 Questions go to stderr so ``--json`` output on stdout stays clean. Input is read from a file
 descriptor through the event loop (``add_reader``), so a pending question is cancellable (a run
 timeout or Ctrl+C ends it) and no thread is left blocked on stdin. End of input means reject.
+
+Keys typed before a question appears are not answers to it: on a terminal, pending input is
+discarded (``tcflush``) right before each approve/reject question, so ``y⏎`` typed while the model
+was thinking cannot approve the call shown next. Everything written passes through ``printable``,
+so escape sequences in arguments, files or reviewer reasons are shown, never obeyed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import os
 import sys
 from typing import TextIO
 
+from quorum.infrastructure.review.call_view import call_lines
 from quorum.infrastructure.review.human import HumanAnswer, HumanRequest
+from quorum.infrastructure.terminal_text import printable
+from quorum.infrastructure.tools.workspace import Workspace
 
-MAX_ARGUMENT_LINES = 40
-MAX_ATTEMPTS = 3
+MAX_SHOWN_LINES = 40
+"""Lines of a call shown before ``[s]how all`` is needed."""
+MAX_LINE_CHARS = 500
+"""Characters of one line shown before ``[s]how all`` is needed."""
 
 
 class TerminalPrompt:
@@ -25,38 +35,70 @@ class TerminalPrompt:
     Args:
         input_fd: where answers are read (default: stdin's descriptor).
         output: where questions are written (default: ``sys.stderr``).
+        workspace: the directory file tools act in, so a write or an edit can be shown as a diff
+            against the current file; without it only the new content is shown.
     """
 
-    def __init__(self, input_fd: int | None = None, output: TextIO | None = None) -> None:
+    def __init__(
+        self, input_fd: int | None = None, output: TextIO | None = None, *, workspace: Workspace | None = None
+    ) -> None:
         self._fd = sys.stdin.fileno() if input_fd is None else input_fd
         self._out = output if output is not None else sys.stderr
+        self._workspace = workspace
         self._buffer = b""
         self._eof = False
 
     async def ask(self, request: HumanRequest) -> HumanAnswer:
-        self._write(render(request))
-        for _ in range(MAX_ATTEMPTS):
-            self._write(
-                f"Approve {request.call.name}? [y]es / [n]o / [a]lways approve {request.call.name} for this run: "
-            )
+        shown, hidden = render(request, self._workspace)
+        self._write(shown)
+        choices = {"y": "approve", "yes": "approve", "n": "reject", "no": "reject"}
+        offers = ["[y]es", "[n]o"]
+        if hidden:
+            choices.update(s="show", show="show")
+            offers.append("[s]how all")
+        if request.always is not None:
+            choices.update(a="always", always="always")
+            offers.append(f"[a]lways approve {request.always.label} for this run")
+        question = f"Approve {request.call.name}? {' / '.join(offers)}: "
+        while True:
+            self._discard_typeahead()
+            self._write(question)
             line = await self._read_line()
             if line is None:
                 self._write("\n(no input: rejected)\n")
                 return HumanAnswer("reject", "no answer from the terminal (input closed)")
-            answer = line.strip().lower()
-            if answer in ("y", "yes"):
-                return HumanAnswer("approve")
-            if answer in ("a", "always"):
-                return HumanAnswer("always")
-            if answer in ("n", "no"):
+            choice = choices.get(line.strip().lower())
+            if choice == "show":
+                self._write(render(request, self._workspace, full=True)[0])
+            elif choice == "approve" or choice == "always":
+                return HumanAnswer(choice)
+            elif choice == "reject":
+                # Not flushed: typeahead here can only add a reason to a rejection.
                 self._write("Reason for the model (optional, Enter to skip): ")
                 reason = await self._read_line()
                 return HumanAnswer("reject", (reason or "").strip())
-            self._write("Please answer y, n or a.\n")
-        return HumanAnswer("reject", f"no valid answer after {MAX_ATTEMPTS} attempts")
+            else:
+                letters = ", ".join(offer[1] for offer in offers)
+                self._write(f"Please answer {letters}.\n")
+
+    def _discard_typeahead(self) -> None:
+        """Drop input typed before the question: the kernel's queue (terminals only) and our buffer.
+
+        On a pipe or a regular file the input is a script of answers written ahead on purpose, so
+        it is kept.
+        """
+        if not os.isatty(self._fd):
+            return
+        self._buffer = b""
+        try:
+            import termios
+        except ImportError:  # not a POSIX system
+            return
+        with contextlib.suppress(termios.error):  # the terminal went away: the read sees end of input
+            termios.tcflush(self._fd, termios.TCIFLUSH)
 
     def _write(self, text: str) -> None:
-        self._out.write(text)
+        self._out.write(printable(text))  # every byte to the terminal, even the question's tool name
         self._out.flush()
 
     async def _read_line(self) -> str | None:
@@ -100,21 +142,28 @@ class TerminalPrompt:
             loop.remove_reader(self._fd)
 
 
-def render(request: HumanRequest) -> str:
-    """The text shown before the question."""
+def render(request: HumanRequest, workspace: Workspace | None = None, *, full: bool = False) -> tuple[str, int]:
+    """The text shown before the question, escaped for the terminal, and how many lines it cuts.
+
+    The call's lines (``call_lines``) are cut after ``MAX_SHOWN_LINES`` lines and each after
+    ``MAX_LINE_CHARS`` characters unless ``full``; what is cut is counted, never silently dropped.
+    """
     call, context = request.call, request.context
     risk = f"{context.risk.value} risk" + (f": {context.risk_reason}" if context.risk_reason else "")
-    arguments = json.dumps(dict(call.arguments), indent=2, ensure_ascii=False, default=str).splitlines()
-    if len(arguments) > MAX_ARGUMENT_LINES:
-        hidden = len(arguments) - MAX_ARGUMENT_LINES
-        arguments = [*arguments[:MAX_ARGUMENT_LINES], f"… ({hidden} more lines)"]
+    body = call_lines(call, workspace)
+    hidden = shortened = 0
+    if not full:
+        body, hidden, shortened = _cut(body)
     lines = [
         "",
         f"── review needed: {call.name} ({risk}) ──",
         f"why you are asked: {request.why}",
-        "arguments:",
-        *("  " + line for line in arguments),
+        *body,
     ]
+    if hidden:
+        lines.append(f"… {hidden} more line{'s' if hidden != 1 else ''} hidden ([s] shows all)")
+    elif shortened:
+        lines.append("… long lines are shortened ([s] shows all)")
     if request.votes:
         lines.append("votes:")
         for vote in request.votes:
@@ -122,4 +171,16 @@ def render(request: HumanRequest) -> str:
                 f"  {vote.verdict.value.upper():7} {vote.reviewer} ({vote.latency:.1f} s): "
                 f"{vote.reason or 'no reason given'}"
             )
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n"), hidden + shortened
+
+
+def _cut(lines: list[str]) -> tuple[list[str], int, int]:
+    """The first lines with long ones shortened, how many lines are hidden and how many shortened."""
+    kept: list[str] = []
+    shortened = 0
+    for line in lines[:MAX_SHOWN_LINES]:
+        if len(line) > MAX_LINE_CHARS:
+            line = f"{line[:MAX_LINE_CHARS]}… ({len(line) - MAX_LINE_CHARS} more characters)"
+            shortened += 1
+        kept.append(line)
+    return kept, len(lines) - len(kept), shortened

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import select
 import subprocess
 import sys
 import threading
@@ -183,9 +184,20 @@ class Terminal:
     def answer(self, nth: int, typed: bytes) -> None:
         """Wait for the nth question (1-based) on stderr, then type ``typed``."""
         with self._changed:
-            asked = self._changed.wait_for(lambda: self._stderr.count(b"for this run: ") >= nth, timeout=60)
+            asked = self._changed.wait_for(
+                lambda: self._stderr.count(b"[y]es / [n]o") >= nth and self._stderr.endswith(b": "), timeout=60
+            )
         assert asked, self._stderr.decode()
         os.write(self._controller, typed)
+
+    def type_ahead(self, typed: bytes) -> None:
+        """Type before any question, and wait until the terminal has echoed it (it is queued then)."""
+        os.write(self._controller, typed)
+        echoed = b""
+        while typed.replace(b"\n", b"\r\n") not in echoed:
+            ready, _, _ = select.select([self._controller], [], [], 60)
+            assert ready, f"no echo of {typed!r}: {echoed!r}"
+            echoed += os.read(self._controller, 4096)
 
     def finish(self) -> tuple[int, str, str]:
         assert self._proc.stdout is not None
@@ -229,6 +241,63 @@ def test_always_approves_the_tool_for_the_rest_of_the_run(cli: Cli) -> None:
     assert code == 0, stderr
     assert stderr.count("review needed:") == 1
     assert (cli.workspace / "a.txt").exists() and (cli.workspace / "b.txt").exists()
+
+
+def test_keys_typed_before_the_question_do_not_answer_it(cli: Cli) -> None:
+    model = setup(cli, write_calls("out.txt"))
+    term = Terminal(cli, "run", "--model", model, "--no-log", "write it")
+    term.type_ahead(b"y\n")  # typed while the model was thinking
+    term.answer(1, b"n\n\n")
+    code, _, stderr = term.finish()
+    assert code == 0, stderr
+    assert "REJECTED by human: rejected by the user" in stderr
+    assert not (cli.workspace / "out.txt").exists()
+
+
+def test_a_write_over_an_existing_file_is_shown_as_a_diff(cli: Cli) -> None:
+    cli.write("notes.md", "# Notes\nkeep me\n")
+    turns = [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.md", "content": "# Notes\nnew\nmore\n"}}]},
+        {"text": "Done."},
+    ]
+    model = setup(cli, turns)
+    term = Terminal(cli, "run", "--model", model, "--no-log", "rewrite notes")
+    term.answer(1, b"n\n\n")
+    code, _, stderr = term.finish()
+    assert code == 0, stderr
+    assert "overwrites notes.md (2 lines → 3 lines)\n--- a/notes.md\n+++ b/notes.md\n" in stderr
+    assert "@@ -1,2 +1,3 @@\n # Notes\n-keep me\n+new\n+more\n" in stderr
+    assert (cli.workspace / "notes.md").read_text() == "# Notes\nkeep me\n"
+
+
+def test_always_for_a_command_covers_its_prefix_only(cli: Cli) -> None:
+    cli.write("x", "keep")
+    commands = ["git commit -m x", "git commit -m y", "rm x"]
+    turns = [{"tool_calls": [{"name": "run_command", "arguments": {"command": c}}]} for c in commands]
+    model = setup(cli, [*turns, {"text": "Done."}])
+    term = Terminal(cli, "run", "--model", model, "--no-log", "commit")
+    term.answer(1, b"a\n")
+    term.answer(2, b"n\nkeep x\n")
+    code, _, stderr = term.finish()
+    assert code == 0, stderr
+    assert '[a]lways approve "git commit …" for this run: ' in stderr
+    assert stderr.count("review needed:") == 2  # the second commit was not asked about
+    assert 'always approve "git commit …" for the rest of this run' in stderr
+    assert "command:\n  rm x\n" in stderr.split("review needed:")[2]
+    assert "REJECTED by human: keep x" in stderr
+    assert (cli.workspace / "x").exists()
+
+
+def test_escape_sequences_in_a_call_reach_the_terminal_escaped(cli: Cli) -> None:
+    command = "echo hi\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\u202e"
+    model = setup(cli, [{"tool_calls": [{"name": "run_command", "arguments": {"command": command}}]}, {"text": "ok"}])
+    term = Terminal(cli, "run", "--model", model, "--no-log", "say hi")
+    term.answer(1, b"n\n\n")
+    code, _, stderr = term.finish()
+    assert code == 0, stderr
+    prompt = stderr.split("── review needed", 1)[1].split("[y]es / [n]o", 1)[0]
+    assert "command:\n  echo hi\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\u202e\n" in prompt
+    assert not any(ch in prompt for ch in "\x1b\x07\u202e")
 
 
 def test_json_never_asks_even_on_a_terminal(cli: Cli) -> None:
