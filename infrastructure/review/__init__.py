@@ -9,10 +9,12 @@ from quorum.infrastructure.review.factory import build_auto, build_human, build_
 from quorum.infrastructure.review.human import HumanAnswer, HumanPrompt, HumanRequest, HumanReviewer
 from quorum.infrastructure.review.pipeline import ReviewPipeline, build_reviewer
 from quorum.infrastructure.review.quorum import QuorumReviewer
+from quorum.infrastructure.review.scope import ApprovalScope
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.review.voters import ModelVoter, ReviewerVoter, Voter
 
 __all__ = [
+    "ApprovalScope",
     "AutoReviewer",
     "HumanAnswer",
     "HumanPrompt",
