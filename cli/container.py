@@ -100,7 +100,12 @@ def probe_sandbox(settings: Settings) -> SandboxStatus:
 
 
 def build_tool_executor(
-    catalog: PluginCatalog, settings: Settings, env: Mapping[str, str], gateway: Any, secrets: KnownSecrets
+    catalog: PluginCatalog,
+    settings: Settings,
+    env: Mapping[str, str],
+    gateway: Any,
+    secrets: KnownSecrets,
+    raw: RawConfig,
 ) -> PluginToolExecutor:
     context = ToolSourceContext(
         workspace=workspace_of(settings),
@@ -109,6 +114,7 @@ def build_tool_executor(
         cache_dir=user_data_dir() / "cache",
         gateway=gateway,
         secrets=secrets,
+        config_files=tuple(Path(f) for f in raw.files),
     )
     sources: list[Any] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
@@ -201,7 +207,7 @@ class Container(containers.DeclarativeContainer):
     secrets = providers.Singleton(known_secrets, catalog, settings, env)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
-    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway, secrets)
+    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway, secrets, raw_config)
     reviewer = providers.Singleton(build_reviewer, catalog, settings, options, gateway)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     parent_run_id: providers.Provider[str | None] = providers.Object(None)

@@ -24,6 +24,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "review-check": ("quorum.cli.commands.review_check:review_check", "Dry-run the review of one tool call."),
     "logs": ("quorum.cli.commands.logs:logs", "Browse recorded runs."),
     "stats": ("quorum.cli.commands.stats:stats", "Statistics over recorded runs."),
+    "doctor": ("quorum.cli.commands.doctor:doctor", "Check the sandbox, keys, model, MCP servers and run log."),
 }
 """name → ("module:attribute", short help). Modules not present in this build are not listed."""
 

@@ -32,13 +32,17 @@ def show(as_json: bool, config_path: Path | None) -> None:
         container = build_container(AppOptions(config_path=config_path))
         settings = container.settings()
         raw = container.raw_config()
+        sandbox = container.sandbox()
     effective = mask_secrets(effective_dict(settings))
     flat = dict(_flatten(effective))
     sources = {path: raw.source_of(path) or "default" for path in flat}
+    run_command = f"{sandbox.describe()}: {sandbox.explain()}"
     if as_json:
-        click.echo(json.dumps({"config": effective, "sources": sources, "files": list(raw.files)}, indent=2))
+        shown = {"config": effective, "sources": sources, "files": list(raw.files), "run_command": run_command}
+        click.echo(json.dumps(shown, indent=2))
         return
     click.echo("# files read: " + (", ".join(raw.files) or "(none)"))
+    click.echo(f"# run_command: {run_command}")
     for path, value in flat.items():
         click.echo(f"{path} = {json.dumps(value)}    # {sources[path]}")
 
@@ -58,7 +62,7 @@ def validate_command(config_path: Path | None) -> None:
 
 def effective_dict(settings: Any) -> dict[str, Any]:
     """Settings as plain JSON data, provider sections included."""
-    data = settings.model_dump(mode="json", exclude={"providers", "extensions"})
+    data = settings.model_dump(mode="json", by_alias=True, exclude={"providers", "extensions"})
     data["providers"] = {
         name: {"type": inst.kind, **(inst.settings.model_dump(mode="json") if inst.settings else {})}
         for name, inst in settings.providers.items()

@@ -23,12 +23,13 @@ def mcp() -> None:
     """MCP servers configured under [mcp.servers]."""
 
 
-def _mcp_source(config_path: Path | None) -> Any:
+def _mcp_source(config_path: Path | None, *, container: Any = None) -> Any:
     """The MCP tool source the container would build, from the registered ``mcp`` plugin."""
     from quorum.cli.container import build_container, user_data_dir, workspace_of
     from quorum.infrastructure.plugins.contracts import ToolSourceContext
 
-    container = build_container(AppOptions(config_path=config_path))
+    if container is None:
+        container = build_container(AppOptions(config_path=config_path))
     settings = container.settings()
     entry = container.catalog().tools.get("mcp")
     if entry is None:
@@ -38,6 +39,7 @@ def _mcp_source(config_path: Path | None) -> Any:
         settings=settings,
         env=container.env(),
         cache_dir=user_data_dir() / "cache",
+        secrets=container.secrets(),
     )
     return entry.value(context)
 

@@ -58,6 +58,7 @@ class ToolSourceContext:
         gateway: the LLM gateway, for sources that need a model.
         secrets: the secrets Quorum knows; sources starting processes keep them out of their
             environments (``KnownSecrets.scrub``).
+        config_files: the configuration files this run read (some may hold secrets).
     """
 
     workspace: Path
@@ -66,6 +67,7 @@ class ToolSourceContext:
     cache_dir: Path | None = None
     gateway: LlmGateway | None = None
     secrets: KnownSecrets = field(default_factory=KnownSecrets)
+    config_files: tuple[Path, ...] = ()
 
 
 @runtime_checkable

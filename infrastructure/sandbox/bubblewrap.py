@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -41,21 +41,24 @@ class Bubblewrap:
     program: str
     user_namespace: bool = True
 
-    def read_only(self, workspace: Path, cwd: Path) -> list[str]:
-        """The prefix that runs a command confined for the unreviewed path."""
+    def read_only(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = {}) -> list[str]:
+        """The prefix that runs a command confined for the unreviewed path.
+
+        ``replaced`` maps files of the workspace to the files shown in their place (redacted copies).
+        """
         args = [self.program, *self._isolation(network=False)]
         args += _system_mounts()
         args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        args += ["--ro-bind", str(workspace), str(workspace), "--chdir", str(cwd), "--"]
-        return args
+        args += ["--ro-bind", str(workspace), str(workspace), *_replacements(replaced)]
+        return [*args, "--chdir", str(cwd), "--"]
 
-    def workspace_write(self, workspace: Path, cwd: Path) -> list[str]:
+    def workspace_write(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = {}) -> list[str]:
         """The prefix that runs an approved command with only the workspace writable."""
         args = [self.program, *self._isolation(network=True)]
         args += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         args += _masks()
-        args += ["--bind", str(workspace), str(workspace), "--chdir", str(cwd), "--"]
-        return args
+        args += ["--bind", str(workspace), str(workspace), *_replacements(replaced)]
+        return [*args, "--chdir", str(cwd), "--"]
 
     def _isolation(self, *, network: bool) -> list[str]:
         args = ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
@@ -66,6 +69,13 @@ class Bubblewrap:
         else:
             args += ["--cap-drop", "ALL"]
         return [*args, "--die-with-parent", "--new-session"]
+
+
+def _replacements(replaced: Mapping[Path, Path]) -> list[str]:
+    args: list[str] = []
+    for original, shown in replaced.items():
+        args += ["--ro-bind", str(shown), str(original)]
+    return args
 
 
 @cache

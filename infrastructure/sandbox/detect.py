@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -23,13 +24,17 @@ INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
 
 
 class Sandbox(Protocol):
-    """A way to confine one command: each method returns the argv prefix to put before ``sh -c …``."""
+    """A way to confine one command: each method returns the argv prefix to put before ``sh -c …``.
 
-    def read_only(self, workspace: Path, cwd: Path) -> list[str]:
+    ``replaced`` maps files inside the workspace to files shown in their place (redacted copies of
+    configuration files holding secrets); a sandbox that cannot substitute must hide them.
+    """
+
+    def read_only(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = ...) -> list[str]:
         """Workspace and system read-only, nothing else visible, no network."""
         ...
 
-    def workspace_write(self, workspace: Path, cwd: Path) -> list[str]:
+    def workspace_write(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = ...) -> list[str]:
         """Workspace writable, the rest read-only, network on."""
         ...
 

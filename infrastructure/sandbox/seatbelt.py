@@ -8,6 +8,7 @@ deprecated by Apple but still shipped and used by other agent CLIs for the same 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,11 +43,16 @@ class Seatbelt:
     program: str
     tmp: str
 
-    def read_only(self, workspace: Path, cwd: Path) -> list[str]:
-        return self._argv(_READ_ONLY, workspace)
+    def read_only(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = {}) -> list[str]:
+        """Seatbelt cannot show another file in a file's place: ``replaced`` files are denied instead."""
+        return self._argv(_READ_ONLY + _denials(replaced), workspace)
 
-    def workspace_write(self, workspace: Path, cwd: Path) -> list[str]:
-        return self._argv(_WORKSPACE_WRITE, workspace)
+    def workspace_write(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = {}) -> list[str]:
+        return self._argv(_WORKSPACE_WRITE + _denials(replaced), workspace)
 
     def _argv(self, profile: str, workspace: Path) -> list[str]:
         return [self.program, "-p", profile, "-D", f"WORKSPACE={workspace}", "-D", f"TMP={self.tmp}", "--"]
+
+
+def _denials(replaced: Mapping[Path, Path]) -> str:
+    return "".join(f'(deny file-read* (literal "{path}"))\n' for path in replaced)

@@ -106,6 +106,7 @@ class BuiltinToolSource:
         workspace: the directory every path is resolved in (see ``Workspace``).
         settings: the ``[tools]`` section; ``output_limit_bytes`` caps each output.
         launcher: decides each ``run_command`` call's risk and how it runs (sandbox, environment).
+        on_close: called by ``aclose`` (removes what the factory made for the launcher).
 
     ``run_command`` is listed with ``per_call_risk`` when a sandbox enforces the low-risk path, so
     the read-only ``ask`` mode offers it and runs its low-risk calls. File work runs in worker
@@ -116,10 +117,18 @@ class BuiltinToolSource:
 
     name = "builtin"
 
-    def __init__(self, workspace: Path, settings: ToolsSettings, launcher: CommandLauncher) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        settings: ToolsSettings,
+        launcher: CommandLauncher,
+        *,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self.workspace = Workspace(workspace)
         self._settings = settings
         self.launcher = launcher
+        self._on_close = on_close
         limit = self._settings.output_limit_bytes
         ws = self.workspace
         self._blocking: dict[str, Callable[[dict[str, Any]], str]] = {
@@ -186,4 +195,5 @@ class BuiltinToolSource:
         )
 
     async def aclose(self) -> None:
-        return None
+        if self._on_close is not None:
+            self._on_close()

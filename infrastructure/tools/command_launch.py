@@ -45,6 +45,7 @@ class CommandLauncher:
         status: the sandbox of this process (``sandbox_status``).
         environ: Quorum's environment as the container saw it.
         secrets: what must never reach a child's environment.
+        replaced: files of the workspace shown in the sandbox as other files (redacted copies).
     """
 
     def __init__(
@@ -54,12 +55,14 @@ class CommandLauncher:
         status: SandboxStatus,
         environ: Mapping[str, str],
         secrets: KnownSecrets | None = None,
+        replaced: Mapping[Path, Path] | None = None,
     ) -> None:
         self._workspace = workspace
         self._settings = settings
         self.status = status
         self._environ = dict(environ)
         self._secrets = secrets or KnownSecrets()
+        self._replaced = dict(replaced or {})
 
     def assess(self, command: str) -> RiskAssessment:
         """The classifier's verdict; without a working sandbox (mode not ``off``) every command is high."""
@@ -85,7 +88,7 @@ class CommandLauncher:
         if clearance is Clearance.UNREVIEWED:
             if sandbox is not None:
                 env = minimal_environment(self._environ, command_env, path=SANDBOX_PATH, home=SANDBOX_HOME)
-                return Launch([*sandbox.read_only(self._workspace, cwd), *shell], env)
+                return Launch([*sandbox.read_only(self._workspace, cwd, replaced=self._replaced), *shell], env)
             if self.status.mode != "off":
                 raise ToolRefusedError(f"run_command cannot run unreviewed: {self.status.no_sandbox_reason()}")
             home = self._environ.get("HOME")
@@ -97,5 +100,5 @@ class CommandLauncher:
                     "approved commands must run confined ([tools.sandbox] approved = 'workspace-write'), "
                     f"but {self.status.no_sandbox_reason()}"
                 )
-            return Launch([*sandbox.workspace_write(self._workspace, cwd), *shell], env)
+            return Launch([*sandbox.workspace_write(self._workspace, cwd, replaced=self._replaced), *shell], env)
         return Launch(shell, env)

@@ -11,6 +11,7 @@ from quorum.infrastructure.plugins.hookspecs import hookimpl
 def builtin_source_factory(context: ToolSourceContext) -> Any:
     """File, search and shell tools confined to the workspace; commands sandboxed."""
     from quorum.infrastructure.sandbox.detect import sandbox_status
+    from quorum.infrastructure.sandbox.redacted_files import RedactedCopies
     from quorum.infrastructure.tools.builtin import BuiltinToolSource
     from quorum.infrastructure.tools.command_launch import CommandLauncher
     from quorum.infrastructure.tools.settings import ToolsSettings
@@ -20,8 +21,9 @@ def builtin_source_factory(context: ToolSourceContext) -> Any:
         settings = ToolsSettings()
     status = sandbox_status(settings.sandbox.mode, settings.sandbox.program)
     workspace = context.workspace.resolve()
-    launcher = CommandLauncher(workspace, settings, status, context.env, context.secrets)
-    return BuiltinToolSource(workspace, settings, launcher)
+    copies = RedactedCopies(context.config_files, workspace, context.secrets.redactor())
+    launcher = CommandLauncher(workspace, settings, status, context.env, context.secrets, copies.replaced)
+    return BuiltinToolSource(workspace, settings, launcher, on_close=copies.close)
 
 
 @hookimpl

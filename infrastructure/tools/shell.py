@@ -114,6 +114,10 @@ async def run_command(
         await asyncio.wait_for(readers, _DRAIN_AFTER_KILL)
     except TimeoutError:
         readers.add_done_callback(_consume)
+        # Close our ends of the pipes now: left to the garbage collector, the transport would
+        # close them after the event loop is gone and print a traceback at exit. There is no
+        # public handle on it (asyncio.subprocess.Process keeps it private).
+        process._transport.close()  # type: ignore[attr-defined]
     if process.returncode is None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)

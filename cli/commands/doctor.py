@@ -1,0 +1,152 @@
+"""``quorum doctor``: the environment checks a user needs before a run, in one report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+from quorum.cli.commands.shared_options import config_option
+from quorum.cli.errors import EXIT_RUN_FAILURE, handled
+from quorum.cli.options import AppOptions
+
+Status = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: what was checked, how it went, and what to do about it."""
+
+    check: str
+    status: Status
+    detail: str
+
+
+@click.command()
+@config_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per check.")
+def doctor(config_path: Path | None, as_json: bool) -> None:
+    """Check the sandbox, provider keys, the model, MCP servers, the workspace and the run log.
+
+    Exits 1 when a check failed (warnings alone exit 0).
+    """
+    from quorum.cli.container import build_container
+
+    with handled():
+        container = build_container(AppOptions(config_path=config_path))
+        checks = [
+            *_sandbox(container),
+            *_workspace(container),
+            *_providers(container),
+            *_model(container),
+            *asyncio.run(_mcp(container)),
+            *_run_log(container),
+        ]
+    for check in checks:
+        if as_json:
+            click.echo(json.dumps(asdict(check)))
+        else:
+            click.echo(f"{check.status.upper():<5} {check.check:<22} {check.detail}")
+    if any(c.status == "fail" for c in checks):
+        raise SystemExit(EXIT_RUN_FAILURE)
+
+
+def _sandbox(container: Any) -> list[Check]:
+    status = container.sandbox()
+    if status.enforced:
+        state: Status = "ok"
+    elif status.mode == "required":
+        state = "fail"
+    else:
+        state = "warn"
+    return [Check("sandbox", state, f"run_command: {status.describe()}: {status.explain()}")]
+
+
+def _workspace(container: Any) -> list[Check]:
+    from quorum.cli.container import workspace_of
+
+    workspace = workspace_of(container.settings())
+    if not workspace.is_dir():
+        return [Check("workspace", "fail", f"{workspace} is not a directory")]
+    return [Check("workspace", "ok", str(workspace))]
+
+
+def _providers(container: Any) -> list[Check]:
+    """Whether each provider instance (configured, or a built-in kind's defaults) has a key."""
+    settings, env = container.settings(), container.env()
+    instances: dict[str, Any] = {
+        entry.name: entry.settings() for entry in container.catalog().providers.entries() if entry.settings is not None
+    }
+    for name, instance in settings.providers.items():
+        instances[name] = instance.settings
+    checks = []
+    for name, section in sorted(instances.items()):
+        key_env = getattr(section, "api_key_env", None)
+        if key_env is None:
+            continue
+        if getattr(section, "api_key", None) is not None:
+            checks.append(Check(f"provider {name}", "ok", f"key from [providers.{name}] api_key"))
+        elif env.get(key_env):
+            checks.append(Check(f"provider {name}", "ok", f"key from {key_env}"))
+        elif getattr(section, "base_url", None):
+            checks.append(Check(f"provider {name}", "ok", f"no key needed for {section.base_url}"))
+        else:
+            checks.append(Check(f"provider {name}", "warn", f"no key: set {key_env} to use {name}:MODEL"))
+    return checks
+
+
+def _model(container: Any) -> list[Check]:
+    from quorum.cli.model_choice import choose_model
+    from quorum.domain.errors import QuorumError
+
+    try:
+        model = choose_model(container.settings().model, container.env())
+        container.gateway().session(model)
+    except QuorumError as error:
+        return [Check("model", "fail", str(error))]
+    return [Check("model", "ok", model)]
+
+
+async def _mcp(container: Any) -> list[Check]:
+    from quorum.cli.commands.mcp import _check, _mcp_source
+
+    servers = container.settings().mcp.servers
+    if not servers:
+        return [Check("mcp", "ok", "no servers configured")]
+    source = _mcp_source(None, container=container)
+    results = await _check(source, None)
+    return [
+        Check(
+            f"mcp {r['name']}",
+            "ok" if r["ok"] else "fail",
+            f"started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools" if r["ok"] else r["error"],
+        )
+        for r in results
+    ]
+
+
+def _run_log(container: Any) -> list[Check]:
+    from quorum.cli.container import open_store
+    from quorum.domain.errors import QuorumError
+
+    settings = container.settings()
+    if not settings.storage.enabled:
+        return [Check("run log", "warn", "disabled ([storage] enabled = false): runs are not recorded")]
+    try:
+        store = open_store(container.catalog(), settings, container.env())
+    except QuorumError as error:
+        return [Check("run log", "fail", str(error))]
+    path = getattr(store, "path", None)
+    if path is None:
+        return [Check("run log", "ok", f"backend {settings.storage.backend}")]
+    directory = Path(path).parent
+    while not directory.exists() and directory != directory.parent:
+        directory = directory.parent
+    if not os.access(directory, os.W_OK):
+        return [Check("run log", "fail", f"{path}: {directory} is not writable")]
+    return [Check("run log", "ok", str(path))]
