@@ -1,12 +1,13 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.use_cases.run_agent import RunAgent
+from quorum.domain.secrets import Redactor
 from tests.fakes import (
     FakeGateway,
     FakeTools,
@@ -23,6 +24,7 @@ class Harness:
     tools: FakeTools
     reviewer: ScriptedReviewer
     observer: RecordingObserver
+    redactor: Redactor = field(default_factory=Redactor)
 
     def agent(self) -> RunAgent:
         return RunAgent(
@@ -31,6 +33,7 @@ class Harness:
             schema=JsonSchema(),
             reviewer=self.reviewer,
             observer=self.observer,
+            redactor=self.redactor,
             new_run_id=lambda: "run-1",
         )
 
