@@ -14,13 +14,18 @@ so a mistake costs a review, never an unreviewed write or an unreviewed read of 
 - leading ``VAR=value`` assignments, wrappers (``env``, ``sudo``, ``xargs``…), programs by path;
 - words that may name a path outside the workspace anywhere in them: absolute paths and ``~``
   at any path start (after ``=``, ``:``, ``,``, ``{``, or anywhere in a short-option cluster such
-  as ``-f/etc/passwd``), and ``..`` as any path component.
+  as ``-f/etc/passwd``), and ``..`` as any path component;
+- naming ``quorum.toml``, or a glob that could match it: it may hold provider keys, and output
+  redaction cannot catch a key read through ``tr`` or ``base64``. (A recursive ``grep`` of the
+  workspace can still reach it; the sandbox shows a redacted copy instead.)
 
 The sandbox enforces the same boundary when it is on; this classifier decides what needs review,
 and it is the only guard when ``[tools.sandbox] mode = "off"``.
 """
 
 from __future__ import annotations
+
+from fnmatch import fnmatchcase
 
 from quorum.domain.tools import RiskAssessment, RiskLevel
 from quorum.infrastructure.tools.command_rules import ALLOWED
@@ -32,6 +37,8 @@ _PATH_STARTS = frozenset("=:,{")
 _OUTPUT = frozenset({">", ">>", "&>", "&>>", ">|"})
 _HERE = frozenset({"<<", "<<-", "<<<"})
 _GLOB_CHARS = frozenset("*?[")
+_SECRET_FILES = ("quorum.toml",)
+"""Workspace files that may hold provider keys (the local configuration layer)."""
 
 
 def _high(reason: str) -> RiskAssessment:
@@ -68,6 +75,11 @@ def _whole_command_reason(parsed: ParsedCommand) -> str | None:
         return "brace expansion can build any path"
     if pattern := next((p for p in parsed.glob_patterns if _glob_reaches_dot(p)), None):
         return f"glob {pattern!r} can match '..' or hidden directories"
+    for pattern in parsed.glob_patterns:
+        if secret := next(
+            (f for f in _SECRET_FILES if fnmatchcase(f, pattern) or fnmatchcase(f"./{f}", pattern)), None
+        ):
+            return f"glob {pattern!r} can match {secret}, which may hold provider keys"
     return None
 
 
@@ -77,6 +89,9 @@ def _command_reason(simple: SimpleCommand) -> str | None:
     for redirection in simple.redirections:
         if reason := _redirection_reason(redirection):
             return reason
+    for word in (*simple.words, *(r.target for r in simple.redirections)):
+        if secret := next((f for f in _SECRET_FILES if f in _components(word)), None):
+            return f"{secret} may hold provider keys: reading it is reviewed"
     if not simple.words:
         return None
     program, args = simple.words[0], simple.words[1:]

@@ -61,7 +61,7 @@ LOW_COMMANDS = [
     "grep -rn 'x' src/*.py",
     "ls .git",
     "cat .gitignore",
-    "ls -la ./*",
+    "ls -la ./src/*",
     "sort -t, -k2 data.csv",
     "jq .name package.json",
     "echo hi > /dev/null 2>&1",
@@ -331,6 +331,15 @@ HIGH_COMMANDS = [
     "echo ~+",
     "find . -name .*",
     "git branch --set-upstream-to=x",
+    # quorum.toml may hold provider keys; redaction cannot catch them transformed
+    "cat quorum.toml",
+    "cat quorum.toml | tr a-z n-za-m",
+    "cat ./quorum.toml",
+    "tr a-z n-za-m < quorum.toml",
+    "cat quorum.t*",
+    "cat *.toml",
+    "cat ./q*",
+    "grep -h key --include=quorum.toml -r .",
 ]
 
 
