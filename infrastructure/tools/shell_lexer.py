@@ -16,8 +16,9 @@ makes the rest unbalanced, i.e. an error — never a quieter reading.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import replace
+
+from quorum.infrastructure.tools.shell_tokens import NAME_CHARS, NAME_START, Token, make_word
 
 MAX_DEPTH = 12
 """How deeply substitutions (and, in the parser, ``sh -c`` scripts) may nest before we give up."""
@@ -28,44 +29,12 @@ OPERATORS += ("|", "&", ";", "(", ")", "<", ">")
 
 REDIRECTIONS = frozenset({"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"})
 _WORD_END = frozenset(" \t\n|&;()<>")
-_GLOB_CHARS = frozenset("*?[")
-_PATTERN_SPECIAL = frozenset("*?[]\\")
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_CHARS = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMETERS = frozenset("@*#?$!-0123456789")
 _ANSI_C = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "v": "\v"}
 
 
 class ShellSyntaxError(ValueError):
     """The text is not a complete, well-formed shell command."""
-
-
-@dataclass(frozen=True)
-class Token:
-    """One word, operator or newline.
-
-    Attributes:
-        kind: ``word``, ``operator`` or ``newline``.
-        text: The word after quote removal (expansions verbatim), or the operator.
-        quoted: Whether any part of the word was quoted or escaped (so it is never a reserved word).
-        fd: For a redirection operator, the file descriptor number written right before it (``2>``).
-        pattern: For a word with an unquoted ``*``, ``?`` or ``[``, the glob pattern the shell would
-            expand, quoted special characters escaped with a backslash; otherwise None.
-        expansion: A ``$`` outside single quotes (parameter, arithmetic, substitution, ``$'…'``).
-        braces: An unquoted ``{…}`` holding ``,`` or ``..`` (bash brace expansion).
-        assignment: The word is ``NAME=value`` with an unquoted name.
-        substitutions: Token lists of the ``$(…)``, backtick and ``<(…)`` bodies inside the word.
-    """
-
-    kind: Literal["word", "operator", "newline"]
-    text: str
-    quoted: bool = False
-    fd: int | None = None
-    pattern: str | None = None
-    expansion: bool = False
-    braces: bool = False
-    assignment: bool = False
-    substitutions: tuple[tuple[Token, ...], ...] = ()
 
 
 def tokenize(text: str, depth: int = 0) -> tuple[Token, ...]:
@@ -190,7 +159,7 @@ class _Lexer:
             else:
                 chars.append((char, False))
                 self.pos += 1
-        return _make_word(chars, quoted, expansion, tuple(subs))
+        return make_word(chars, quoted, expansion, tuple(subs))
 
     def double_quoted(self) -> tuple[str, tuple[tuple[Token, ...], ...]]:
         """The value and substitutions of a ``"…"`` string starting at the current position."""
@@ -258,9 +227,9 @@ class _Lexer:
         elif nxt == "{":
             self.pos += 2
             subs = self._balanced(opening="", closing="}", depth=1)
-        elif nxt in _NAME_START:
+        elif nxt in NAME_START:
             self.pos += 1
-            while self._at() and self._at() in _NAME_CHARS:
+            while self._at() and self._at() in NAME_CHARS:
                 self.pos += 1
         elif nxt and nxt in _SPECIAL_PARAMETERS:
             self.pos += 2
@@ -315,39 +284,3 @@ class _Lexer:
                 self.pos += 1
         self.pos += 1
         return "".join(out)
-
-
-def _make_word(
-    chars: list[tuple[str, bool]], quoted: bool, expansion: bool, subs: tuple[tuple[Token, ...], ...]
-) -> Token:
-    text = "".join(c for c, _ in chars)
-    globbing = any(c in _GLOB_CHARS and not q for c, q in chars)
-    pattern = "".join("\\" + c if q and c in _PATTERN_SPECIAL else c for c, q in chars) if globbing else None
-    equals = next((i for i, (c, q) in enumerate(chars) if c == "=" and not q), -1)
-    name = chars[:equals] if equals > 0 else []
-    assignment = bool(name) and name[0][0] in _NAME_START and all(c in _NAME_CHARS and not q for c, q in name)
-    return Token(
-        "word",
-        text,
-        quoted=quoted,
-        pattern=pattern,
-        expansion=expansion,
-        braces=_has_brace_expansion(chars),
-        assignment=assignment,
-        substitutions=subs,
-    )
-
-
-def _has_brace_expansion(chars: list[tuple[str, bool]]) -> bool:
-    """Whether an unquoted ``{`` is closed by an unquoted ``}`` with ``,`` or ``..`` in between."""
-    unquoted = "".join(c if not q else "\0" for c, q in chars)
-    start = unquoted.find("{")
-    while start >= 0:
-        end = unquoted.find("}", start)
-        if end < 0:
-            return False
-        inside = unquoted[start + 1 : end]
-        if "," in inside or ".." in inside:
-            return True
-        start = unquoted.find("{", start + 1)
-    return False

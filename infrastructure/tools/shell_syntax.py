@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from quorum.infrastructure.tools.shell_lexer import REDIRECTIONS, ShellSyntaxError, Token, tokenize
+from quorum.infrastructure.tools.shell_lexer import REDIRECTIONS, ShellSyntaxError, tokenize
 from quorum.infrastructure.tools.shell_programs import find_exec_commands, resolve_program, shell_script
+from quorum.infrastructure.tools.shell_tokens import Token
 
 
 @dataclass(frozen=True)
