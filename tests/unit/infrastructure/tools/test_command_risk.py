@@ -8,9 +8,13 @@ build/test commands that run arbitrary code.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.tools.command_risk import classify_command
+from quorum.infrastructure.tools.command_rules import ALLOWED
+from quorum.infrastructure.tools.shell_syntax import parse_command
 
 LOW_COMMANDS = [
     "ls",
@@ -377,3 +381,15 @@ def test_reasons_name_the_problem(command: str, fragment: str) -> None:
 
 def test_low_reason_lists_the_programs() -> None:
     assert classify_command("git status && ls | wc -l").reason == "read-only command (git status, ls, wc)"
+
+
+@given(st.text(alphabet="$()`'\"\\{}[]*?<>|&;#~ \n-=:/.lsrmcatgitecho", max_size=80))
+@settings(max_examples=500, deadline=None)
+def test_never_raises_and_low_means_every_command_is_allow_listed(command: str) -> None:
+    assessment = classify_command(command)
+    assert assessment.reason
+    if assessment.level is RiskLevel.LOW:
+        parsed = parse_command(command)
+        assert parsed.error is None
+        assert not (parsed.expansions or parsed.substitutions or parsed.grouping or parsed.compound)
+        assert all(c.words[0] in ALLOWED and not c.assignments for c in parsed.commands if c.words)
