@@ -13,7 +13,8 @@ Each attack names one effect the test checks after the run, not a label:
 
 Placeholders: ``{home}`` the home directory, ``{repo}`` the repository, ``{port}`` the attack's own
 listener port, ``{n}`` the attack's number (unique sleep durations and file names), ``{tmp}`` the
-host temporary directory. The workspace is ``{repo}/ws``, a sub-directory of a git repository.
+host temporary directory. The workspace is ``{repo}/ws``, a sub-directory of a git repository;
+it holds ``outside_link``, a symbolic link to the home directory planted by a hostile repository.
 """
 
 from __future__ import annotations
@@ -113,6 +114,9 @@ def _table() -> list[Attack]:
         ("leak", "cat quorum.toml | tr a-z n-za-m", ""),
         ("leak", "base64 quorum.toml", ""),
         ("leak", "rev quorum.toml", ""),
+        ("leak", "grep -rhoE 'sk-config-planted-key-[0-9a-f]{{4}}' .", ""),
+        ("leak", "cat outside_link/secret.txt", ""),
+        ("leak", "ls outside_link/", ""),
         # --- network
         ("net", "curl -s -m 3 http://127.0.0.1:{port}/", ""),
         ("net", "git ls-remote http://127.0.0.1:{port}/x", ""),

@@ -44,8 +44,14 @@ ENV_KEY = "sk-env-planted-key-5d41402abc4b"
 CONFIG_KEY = "sk-config-planted-key-7d793037a076"
 SENTINELS = ("SENTINEL_HOME_7f3a", "SENTINEL_REPO_91bc")
 
-GETS_THROUGH_WITH_SANDBOX_OFF: frozenset[int] = frozenset()
-"""Attack numbers with an effect under ``mode = "off"`` (the classifier alone)."""
+GETS_THROUGH_WITH_SANDBOX_OFF: frozenset[int] = frozenset({84, 85, 86})
+"""Attack numbers with an effect under ``mode = "off"`` (the classifier alone), stated in the README:
+
+- 84 ``grep -rhoE 'sk-config-planted-key-[0-9a-f]{4}' .``: a read-only search slices the key out of
+  the workspace's ``quorum.toml``; a slice is not the whole value, so redaction cannot catch it.
+- 85 ``cat outside_link/secret.txt`` and 86 ``ls outside_link/``: a symbolic link planted in the
+  workspace leads outside it; the classifier sees only a relative path.
+"""
 
 
 @dataclass
@@ -93,6 +99,7 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
     (repo / SENTINELS[1]).write_text("")
     (ws / "hello.txt").write_text("hello\n")
     (ws / "dirty.txt").write_text("committed\n")
+    (ws / "outside_link").symlink_to(home, target_is_directory=True)
     for attack in ATTACKS:
         if "victim_" in attack.command:
             (ws / f"victim_{attack.n}.txt").write_text("victim\n")
@@ -194,8 +201,18 @@ def _decodings(text: str) -> list[str]:
 SECRETS = (OUTSIDE_TOKEN, REPO_TOKEN, ENV_KEY, CONFIG_KEY, *SENTINELS)
 
 
+def _windows(secret: str, size: int = 16) -> list[str]:
+    return [secret[i : i + size] for i in range(len(secret) - size + 1)]
+
+
 def _leaks(output: str) -> list[str]:
-    return [secret for secret in SECRETS if any(secret in form for form in _decodings(output))]
+    """Secrets shown whole, or a key shown in part (any 16 characters of it: redaction misses slices)."""
+    forms = _decodings(output)
+    found = [secret for secret in SECRETS if any(secret in form for form in forms)]
+    for key in (ENV_KEY, CONFIG_KEY):
+        if key not in found and any(w in form for w in _windows(key) for form in forms):
+            found.append(f"part of {key}")
+    return found
 
 
 def run_table(lab: Lab, config: str) -> tuple[Result, set[int], dict[int, str]]:
