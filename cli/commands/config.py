@@ -52,10 +52,11 @@ def show(as_json: bool, config_path: Path | None) -> None:
 def validate_command(config_path: Path | None) -> None:
     """Check the configuration; exit 2 with every problem named, or 0 if it is valid."""
     from quorum.cli.container import build_container
+    from quorum.cli.name_checks import check_configured_names
 
     with handled():
         container = build_container(AppOptions(config_path=config_path))
-        container.settings()
+        check_configured_names(container)
         files = container.raw_config().files
     click.echo(f"configuration is valid ({', '.join(files) or 'defaults only'})")
 

@@ -1,7 +1,8 @@
 """``quorum review-check TOOL ARGS_JSON``: dry-run the review of one call, without executing it.
 
-The call gets the risk a run would give it (a low-risk call is never reviewed), then goes through
-the configured pipeline — policy rules, the reviewer-model panel, the human step — exactly as in
+The call gets the risk a run would give it and is screened by the policy rules as in a run (a
+``deny`` rejects any call, an ``ask`` sends even a low-risk one to review; other low-risk calls are
+not reviewed), then goes through the configured pipeline — policy rules, the reviewer-model panel, the human step — exactly as in
 ``quorum run``. ``--rules-only`` stops after the policy rules (no model is called, nobody asked).
 
 Exit codes: 0 approved (or low risk, or undecided under ``--rules-only``), 3 rejected, 2 usage or
@@ -70,13 +71,15 @@ async def _check(
 ) -> dict[str, Any]:
     from quorum.application.ports.reviewer import ReviewContext
     from quorum.cli.container import build_container
+    from quorum.cli.name_checks import check_configured_names
     from quorum.domain.events import ReviewEvent
-    from quorum.domain.policy import first_match
+    from quorum.application.review_gate import rule_decision
     from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
     from quorum.infrastructure.review.pipeline import describe_pipeline
 
     container = build_container(options)
     settings = container.settings()
+    check_configured_names(container, panel=not rules_only)
     call = ToolCall(native_id="review-check", name=tool_name, arguments=arguments)
     executor = container.tool_executor()
     try:
@@ -97,6 +100,14 @@ async def _check(
         "risk": risk.level.value,
         "risk_reason": risk.reason,
     }
+    reviewer = container.reviewer()
+    rule = reviewer.screen(call, offered)
+    if rule is not None and rule.decision == "deny":
+        event = ReviewEvent.of(call.native_id, tool_name, rule_decision(rule)).model_dump(mode="json")
+        return {**base, **{k: event[k] for k in ("approved", "decided_by", "votes", "reason", "rule")}}
+    if rule is not None and rule.decision == "ask" and risk.level is RiskLevel.LOW:
+        risk = RiskAssessment(level=RiskLevel.HIGH, reason=f"rule '{rule.describe()}' says ask; {risk.reason}")
+        base.update(risk=risk.level.value, risk_reason=risk.reason)
     if risk.level is RiskLevel.LOW:
         return {
             **base,
@@ -105,7 +116,6 @@ async def _check(
             "reason": "low-risk calls run unreviewed",
         }
     if rules_only:
-        rule = first_match(settings.review.rules, tool_name, arguments)
         if rule is None or rule.decision == "ask":
             goes = "the human step" if rule is not None or not settings.review.reviewers else "the review panel"
             said = "no policy rule matches" if rule is None else f"rule '{rule.describe()}' says ask"
@@ -122,7 +132,6 @@ async def _check(
             "rule": rule.describe(),
             "reason": rule.reason,
         }
-    reviewer = container.reviewer()
     context = ReviewContext(run_id="review-check", task=task, tool=offered, risk=risk.level, risk_reason=risk.reason)
     decision = await reviewer.review(call, context)
     event = ReviewEvent.of(call.native_id, tool_name, decision).model_dump(mode="json")

@@ -142,6 +142,7 @@ async def _execute(
     from quorum.application.execution import RunRequest
     from quorum.cli.container import build_container, workspace_of
     from quorum.cli.model_choice import choose_model
+    from quorum.cli.name_checks import check_configured_names
 
     renderer: Any
     if options.json:
@@ -154,6 +155,7 @@ async def _execute(
         renderer = HumanRenderer(sys.stdout, sys.stderr, verbosity=verbosity, color=sys.stderr.isatty())
     container = build_container(options, renderer=renderer)
     settings = container.settings()
+    check_configured_names(container)
     history: tuple[Any, ...] = ()
     model = options.overrides.get("model")
     if resume_from:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -17,15 +17,20 @@ def _fmt(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the known name closest to a misspelt ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def describe_error(error: dict[str, Any], known_keys: Sequence[str]) -> str:
     """One pydantic error as a short sentence."""
     kind = error["type"]
     ctx = error.get("ctx") or {}
     got = error.get("input")
     if kind == "extra_forbidden":
-        close = difflib.get_close_matches(str(error["loc"][-1]), known_keys, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        known = f" (known keys: {', '.join(sorted(known_keys))})" if known_keys and not close else ""
+        hint = did_you_mean(str(error["loc"][-1]), known_keys)
+        known = f" (known keys: {', '.join(sorted(known_keys))})" if known_keys and not hint else ""
         return f"unknown key{hint}{known}"
     bounds = {
         "greater_than_equal": ("≥", "ge"),

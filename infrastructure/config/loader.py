@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from quorum.domain.errors import ConfigurationError
-from quorum.infrastructure.config.errors import raise_validation
+from quorum.infrastructure.config.errors import did_you_mean, raise_validation
 from quorum.infrastructure.config.layers import Layer, env_layer, merge, origin_of, read_toml
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.config.sections import PluginsSettings
@@ -101,8 +100,7 @@ def validate(
         model = section_models.get(key)
         if model is None:
             known = sorted(CORE_KEYS | set(section_models))
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else f" (known sections: {', '.join(known)})"
+            hint = did_you_mean(key, known) or f" (known sections: {', '.join(known)})"
             source = raw.source_of(key)
             raise ConfigurationError(f"unknown key{hint}", source=source, key=key)
         try:

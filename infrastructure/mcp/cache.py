@@ -9,9 +9,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from quorum.infrastructure.mcp.naming import namespace_all
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
 CACHE_VERSION = 1
+CACHE_SUBDIR = "mcp-tools"
+"""The folder of the tool-list cache inside Quorum's cache directory."""
 
 
 def fingerprint(settings: McpServerSettings) -> str:
@@ -44,6 +47,18 @@ class ToolListCache:
             return None
         tools = data.get("tools")
         return tools if isinstance(tools, list) else None
+
+    def schemas(self, server: str, settings: McpServerSettings) -> dict[str, Any] | None:
+        """Namespaced tool name → input schema (None if absent) of every cached tool, or None.
+
+        The server's own ``enabled_tools``/``disabled_tools`` are not applied: a tool it hides is
+        still a tool a setting may name.
+        """
+        tools = self.load(server, settings)
+        if tools is None:
+            return None
+        entries = {str(t["name"]): t.get("input_schema") for t in tools if isinstance(t, dict) and "name" in t}
+        return {name: entries[original] for name, original in namespace_all(server, entries).items()}
 
     def store(self, server: str, settings: McpServerSettings, tools: list[dict[str, Any]]) -> None:
         """Write the list; a cache that cannot be written is not an error worth failing a run for."""

@@ -26,6 +26,11 @@ def namespaced(server: str, tool: str) -> str:
     return f"{name[: MAX_NAME - 9]}_{_digest(server, tool)}"
 
 
+def server_prefix(server: str) -> str:
+    """``mcp__<server>__``, sanitised: how the names of a server's tools start (unless cut short)."""
+    return f"mcp__{_UNSAFE.sub('_', server)}__"
+
+
 def namespace_all(server: str, tools: Iterable[str]) -> dict[str, str]:
     """Namespaced name → original name for one server's tools, clashes made distinct.
 

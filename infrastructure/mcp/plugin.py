@@ -14,12 +14,13 @@ from quorum.infrastructure.plugins.hookspecs import hookimpl
 
 def mcp_source_factory(context: ToolSourceContext) -> Any:
     """Tools of the MCP servers configured under [mcp.servers]."""
+    from quorum.infrastructure.mcp.cache import CACHE_SUBDIR
     from quorum.infrastructure.mcp.settings import McpSettings
     from quorum.infrastructure.mcp.source import McpToolSource
 
     settings = getattr(context.settings, "mcp", None)
     servers = settings.servers if isinstance(settings, McpSettings) else {}
-    cache_dir = Path(context.cache_dir) / "mcp-tools" if context.cache_dir is not None else None
+    cache_dir = Path(context.cache_dir) / CACHE_SUBDIR if context.cache_dir is not None else None
     return McpToolSource(servers, env=context.env, workspace=context.workspace, cache_dir=cache_dir)
 
 

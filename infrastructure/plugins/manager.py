@@ -148,6 +148,16 @@ def load_plugins(
     return catalog
 
 
+def blockable_plugin_names(catalog: PluginCatalog) -> set[str]:
+    """Names ``[plugins] blocked`` may list: built-ins, installed entry points and loaded plugins.
+
+    Blocked plugins are never loaded, so the loaded ones alone would miss them; entry points are
+    listed whether or not autoload is on, since blocking one still means something then.
+    """
+    names = {name for name, _ in BUILTIN_PLUGINS} | {info.name for info in catalog.plugins}
+    return names | {ep.name for ep in metadata.entry_points(group=hookspecs.PROJECT_NAME)}
+
+
 def _register(pm: pluggy.PluginManager, plugin: Any, name: str) -> None:
     try:
         pm.register(plugin, name=name)
