@@ -10,9 +10,11 @@ from typing import Any
 
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.ports.observer import RunObserver
-from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
+from quorum.application.review_gate import rule_decision
 from quorum.domain.events import ReviewEvent, ToolCallEvent, ToolResultEvent
+from quorum.domain.policy import PolicyRule
 from quorum.domain.review import ReviewDecision
 from quorum.domain.secrets import Redactor
 from quorum.domain.tools import (
@@ -32,6 +34,8 @@ class _Planned:
     call: ToolCall
     tool: ToolDefinition
     risk: RiskAssessment
+    rule: PolicyRule | None = None
+    """The policy rule that screened the call (deny: it never runs; ask: it is reviewed)."""
 
 
 @dataclass
@@ -99,11 +103,14 @@ class ToolBatch:
     """Runs the calls of one model response under the loop rules.
 
     Unknown tools, malformed or schema-violating arguments become error results without execution
-    or review. Low-risk calls run concurrently (at most ``max_parallel``) with clearance
-    ``UNREVIEWED``; high-risk calls run after them, one at a time in emission order, each only after
-    the reviewer approved it (clearance ``APPROVED``), so a high-risk call never overlaps another
-    call. Known secret values in outputs are replaced by ``redactor`` before anything sees them.
-    Each result is emitted as it is produced and stored in ``turn.results`` under the call's
+    or review. Policy rules screen every other call first: one a ``deny`` rule matches is rejected
+    without running (``decided_by="policy"``), low-risk or not; a low-risk one an ``ask`` rule
+    matches is handled as high-risk (reviewed, run alone). Low-risk calls run concurrently (at
+    most ``max_parallel``) with clearance ``UNREVIEWED``; high-risk calls run after them, one at a
+    time in emission order, each only after the reviewer approved it (clearance ``APPROVED``), so
+    a high-risk call never overlaps another call. Known secret values in outputs are replaced by
+    ``redactor`` before anything sees them. Each result is emitted as it is produced and stored in
+    ``turn.results`` under the call's
     emission index.
     """
 
@@ -111,7 +118,7 @@ class ToolBatch:
         self,
         *,
         executor: ToolExecutor,
-        reviewer: ActionReviewer,
+        reviewer: CallReviewer,
         observer: RunObserver,
         validator: ArgumentValidator,
         offered: ToolSpec,
@@ -149,6 +156,8 @@ class ToolBatch:
             turn.announce(index, planned.risk.level if planned else RiskLevel.HIGH, self._observer)
             if planned is None:
                 turn.answer(index, problem or "", self._observer, is_error=True)
+            elif planned.rule is not None and planned.rule.decision == "deny":
+                self._reject(turn, planned, rule_decision(planned.rule), rejections)
             elif planned.risk.level is RiskLevel.LOW:
                 low.append(planned)
             else:
@@ -175,7 +184,11 @@ class ToolBatch:
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
         if problem is not None:
             return None, f"{call.name}: {problem}; the call was not executed"
-        return _Planned(index, call, tool, self._executor.assess_risk(call, tool)), None
+        risk = self._executor.assess_risk(call, tool)
+        rule = self._reviewer.screen(call, tool)
+        if rule is not None and rule.decision == "ask" and risk.level is RiskLevel.LOW:
+            risk = RiskAssessment(level=RiskLevel.HIGH, reason=f"rule '{rule.describe()}' says ask; {risk.reason}")
+        return _Planned(index, call, tool, risk, rule), None
 
     async def _execute_low(self, turn: TurnCalls, planned: _Planned) -> None:
         async with self._semaphore:
@@ -193,11 +206,19 @@ class ToolBatch:
             )
         else:
             decision = await self._review(call, context)
-        self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
         if decision.approved:
+            self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
             rejections.count = 0
             await self._execute(turn, planned, Clearance.APPROVED)
             return
+        self._reject(turn, planned, decision, rejections)
+
+    def _reject(
+        self, turn: TurnCalls, planned: _Planned, decision: ReviewDecision, rejections: RejectionCounter
+    ) -> None:
+        """Emit the rejecting review and the call's rejected result; count it."""
+        call = planned.call
+        self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
         rejections.count += 1
         turn.answer(planned.index, _rejection_text(decision), self._observer, is_error=True, is_rejected=True)
 

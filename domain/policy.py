@@ -18,14 +18,25 @@ Glob syntax (``compile_glob``):
 
 Argument values that are not strings are matched against their compact JSON text (``true``,
 ``42``, ``["a", "b"]``); a rule whose ``match`` names an argument the call lacks does not match.
+
+**Match what will execute, not the string.** A caller may give, per argument, an ``ArgumentView``:
+the forms the argument takes when the tool runs it (a path resolved in the workspace; each simple
+command of a shell line with its program normalized) and whether those forms show all of it. Then:
+
+- ``deny`` and ``ask`` match when *any* form — or the raw text — matches: ``ls && rm x`` is denied
+  by ``rm*``, ``docs/../secrets/x`` by ``secrets/**``.
+- ``allow`` matches only when *every* form is matched by some allow rule and every viewed argument
+  is complete: ``make test; touch X`` is not allowed by ``make test*``, and a path outside the
+  workspace or a command with unsafe redirection or expansion is never allowed by a rule.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -166,14 +177,87 @@ def _check_glob(pattern: str) -> None:
         raise ValueError(str(error)) from None
 
 
-def first_match(rules: Iterable[PolicyRule], tool: str, arguments: Mapping[str, Any]) -> PolicyRule | None:
+class ArgumentView(BaseModel):
+    """What policy rules see of one argument: the forms it takes when executed.
+
+    Attributes:
+        forms: the normalized forms (one resolved path; one text per simple command of a shell line).
+        complete: False when the forms cannot show everything that will execute or be touched (a
+            path outside the workspace; redirection, expansion or substitution in a command): such
+            an argument never satisfies an ``allow`` rule.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    forms: tuple[str, ...]
+    complete: bool = True
+
+
+MAX_ALLOW_COMBINATIONS = 256
+"""Beyond this many combinations of forms, no allow rule is tried (the call goes on to review)."""
+
+
+def first_match(
+    rules: Iterable[PolicyRule],
+    tool: str,
+    arguments: Mapping[str, Any],
+    views: Mapping[str, ArgumentView] | None = None,
+) -> PolicyRule | None:
     """The rule deciding a call: deny rules first, then ask, then allow; written order within each.
 
-    Returns None when no rule matches (the call goes on to the quorum vote or the human).
+    ``views`` normalizes arguments (see the module doc); without it each argument has one form,
+    its text. Returns None when no rule matches (the call goes on to the quorum vote or the human).
     """
-    ordered = list(rules)
-    for decision in DECISION_ORDER:
+    ordered = [r for r in rules if glob_match(r.tool, tool)]
+    views = views or {}
+    for decision in ("deny", "ask"):
         for rule in ordered:
-            if rule.decision == decision and rule.matches(tool, arguments):
+            if rule.decision == decision and _any_form_matches(rule, arguments, views):
                 return rule
-    return None
+    return _allowing_rule([r for r in ordered if r.decision == "allow"], arguments, views)
+
+
+def _forms(name: str, arguments: Mapping[str, Any], views: Mapping[str, ArgumentView]) -> tuple[str, ...]:
+    raw = argument_text(arguments[name])
+    view = views.get(name)
+    return (raw,) if view is None else (raw, *view.forms)
+
+
+def _any_form_matches(rule: PolicyRule, arguments: Mapping[str, Any], views: Mapping[str, ArgumentView]) -> bool:
+    for name, pattern in rule.match.items():
+        if name not in arguments:
+            return False
+        if not any(glob_match(pattern, form) for form in _forms(name, arguments, views)):
+            return False
+    return True
+
+
+def _allowing_rule(
+    allows: Sequence[PolicyRule], arguments: Mapping[str, Any], views: Mapping[str, ArgumentView]
+) -> PolicyRule | None:
+    """The first allow rule used when every combination of forms is covered by some allow rule."""
+    if not allows or any(not view.complete for name, view in views.items() if name in arguments):
+        return None
+    names = sorted({name for rule in allows for name in rule.match if name in arguments})
+    options = [views[name].forms if name in views else (argument_text(arguments[name]),) for name in names]
+    if any(not forms for forms in options) or _product_size(options) > MAX_ALLOW_COMBINATIONS:
+        return None
+    used: PolicyRule | None = None
+    for combination in itertools.product(*options):
+        chosen = dict(zip(names, combination, strict=True))
+        rule = next((r for r in allows if _matches_forms(r, arguments, chosen)), None)
+        if rule is None:
+            return None
+        used = used or rule
+    return used
+
+
+def _matches_forms(rule: PolicyRule, arguments: Mapping[str, Any], chosen: Mapping[str, str]) -> bool:
+    return all(name in arguments and glob_match(pattern, chosen[name]) for name, pattern in rule.match.items())
+
+
+def _product_size(options: Sequence[Sequence[str]]) -> int:
+    size = 1
+    for forms in options:
+        size *= len(forms)
+    return size

@@ -10,6 +10,7 @@ from typing import Any
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.policy import PolicyRule, first_match
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
@@ -199,6 +200,11 @@ class ScriptedReviewer:
     contexts: list[ReviewContext] = field(default_factory=list)
     tools: FakeTools | None = None
     running_at_review: list[int] = field(default_factory=list)
+    rules: list[PolicyRule] = field(default_factory=list)
+    """Policy rules screening every call (``screen``); ``review`` itself ignores them."""
+
+    def screen(self, call: ToolCall, tool: ToolDefinition | None) -> PolicyRule | None:
+        return first_match(self.rules, call.name, call.arguments) if self.rules else None
 
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         self.reviewed.append(call.native_id)

@@ -13,7 +13,7 @@ from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.execution import RunRequest, RunResult
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.observer import RunObserver
-from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
@@ -76,7 +76,7 @@ class RunAgent:
         gateway: LlmGateway,
         executor: ToolExecutor,
         schema: ToolSchemaPort,
-        reviewer: ActionReviewer,
+        reviewer: CallReviewer,
         observer: RunObserver,
         redactor: Redactor | None = None,
         clock: Callable[[], float] = time.perf_counter,

@@ -2,8 +2,9 @@
 
 The call gets the risk a run would give it and is screened by the policy rules as in a run (a
 ``deny`` rejects any call, an ``ask`` sends even a low-risk one to review; other low-risk calls are
-not reviewed), then goes through the configured pipeline — policy rules, the reviewer-model panel, the human step — exactly as in
-``quorum run``. ``--rules-only`` stops after the policy rules (no model is called, nobody asked).
+not reviewed), then goes through the configured pipeline — policy rules, the reviewer-model
+panel, the human step — exactly as in ``quorum run``. ``--rules-only`` stops after the policy
+rules (no model is called, nobody asked).
 
 Exit codes: 0 approved (or low risk, or undecided under ``--rules-only``), 3 rejected, 2 usage or
 configuration error. With ``--json`` the decision is one object (``approved`` is null when the
@@ -70,10 +71,10 @@ async def _check(
     options: AppOptions, tool_name: str, arguments: dict[str, Any], task: str, rules_only: bool
 ) -> dict[str, Any]:
     from quorum.application.ports.reviewer import ReviewContext
+    from quorum.application.review_gate import rule_decision
     from quorum.cli.container import build_container
     from quorum.cli.name_checks import check_configured_names
     from quorum.domain.events import ReviewEvent
-    from quorum.application.review_gate import rule_decision
     from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
     from quorum.infrastructure.review.pipeline import describe_pipeline
 

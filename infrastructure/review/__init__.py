@@ -1,13 +1,14 @@
 """Review of high-risk calls: policy rules, a quorum of reviewer models, and the human step.
 
 The composition root calls ``build_reviewer(ReviewerContext(...), registry=catalog.reviewers)``
-once per run and hands the result (a ``ReviewPipeline``, an ``ActionReviewer``) to ``RunAgent``.
+once per run and hands the result (the application's ``ReviewGate``) to ``RunAgent``.
 """
 
 from quorum.infrastructure.review.auto import AutoReviewer
+from quorum.infrastructure.review.call_viewer import WorkspaceCallViewer
 from quorum.infrastructure.review.factory import build_auto, build_human, build_quorum
 from quorum.infrastructure.review.human import HumanAnswer, HumanPrompt, HumanRequest, HumanReviewer
-from quorum.infrastructure.review.pipeline import ReviewPipeline, build_reviewer
+from quorum.infrastructure.review.pipeline import build_reviewer
 from quorum.infrastructure.review.quorum import QuorumReviewer
 from quorum.infrastructure.review.scope import ApprovalScope
 from quorum.infrastructure.review.settings import ReviewSettings
@@ -22,10 +23,10 @@ __all__ = [
     "HumanReviewer",
     "ModelVoter",
     "QuorumReviewer",
-    "ReviewPipeline",
     "ReviewSettings",
     "ReviewerVoter",
     "Voter",
+    "WorkspaceCallViewer",
     "build_auto",
     "build_human",
     "build_quorum",

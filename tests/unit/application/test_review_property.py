@@ -1,10 +1,13 @@
 """Property: across random turns and random reviewer behaviour, review is the only way to execute.
 
 RunAgent runs with fake tools and a scripted main session; the reviewer is the real
-``ReviewPipeline`` (policy rules, the real quorum over reviewer sessions that approve, reject,
-fail, hang, write text instead of a verdict, or give a malformed verdict). For every example:
+``ReviewGate`` built by the infrastructure (policy rules, the real quorum over reviewer sessions
+that approve, reject, fail, hang, write text instead of a verdict, or give a malformed verdict).
+The rules reach low-risk calls too: ``deny`` on any call under ``secret/``, ``ask`` on reads under
+``src/``. For every example:
 
-- a high-risk call executes if and only if its review decision approved it;
+- a high-risk call — or a low-risk call an ``ask`` rule sends to review — executes if and only if
+  its review decision approved it; a call a ``deny`` rule matches never executes, low-risk or not;
 - that decision is what the rule says about the behaviours (computed here independently);
 - a high-risk call never runs alongside another call, and nothing runs while reviewing;
 - every call gets exactly one result, and the model receives them in emission order.
@@ -35,7 +38,8 @@ from tests.support.reviewer_sessions import BEHAVIOURS, Behaviour, BehaviourGate
 
 PATHS = ("docs/a.md", "secret/key.pem", "src/app.py")
 RULES = [
-    PolicyRule(decision="deny", tool="write", match={"path": "secret/**"}, reason="never touch secrets"),
+    PolicyRule(decision="deny", tool="*", match={"path": "secret/**"}, reason="never touch secrets"),
+    PolicyRule(decision="ask", tool="read", match={"path": "src/**"}, reason="source is private"),
     PolicyRule(decision="allow", tool="write", match={"path": "docs/**"}, reason="docs are fair game"),
 ]
 
@@ -65,7 +69,7 @@ def scenarios(draw: Any) -> Scenario:
     )
     size = draw(st.integers(0, 3))
     panel = [f"fake:reviewer-{i}" for i in range(size)]
-    highs = sum(tool == "write" for turn in turns for tool, _ in turn)
+    highs = sum(tool == "write" or path.startswith("src/") for turn in turns for tool, path in turn)
     weights = st.sampled_from(BEHAVIOURS).filter(lambda b: b != "timeout") | st.just("timeout")
     behaviours = {m: draw(st.lists(weights, min_size=highs, max_size=highs)) for m in panel}
     rules = ["majority", "unanimous", "percentage:50", "percentage:75"]
@@ -84,13 +88,15 @@ def scenarios(draw: Any) -> Scenario:
     )
 
 
-def oracle(s: Scenario, path: str, used: list[Behaviour]) -> tuple[bool, str]:
+def oracle(s: Scenario, tool: str, path: str, used: list[Behaviour]) -> tuple[bool, str]:
     """(approved, decided_by) for one reviewed call, from the scenario alone."""
     if s.with_rules and path.startswith("secret/"):
         return False, "policy"
+    human = (s.hil_mode == "auto_approve", "auto")
+    if s.with_rules and tool == "read":  # only reads under src/ are reviewed: the ask rule
+        return human
     if s.with_rules and path.startswith("docs/"):
         return True, "policy"
-    human = (s.hil_mode == "auto_approve", "auto")
     if not s.panel:
         return human
     verdicts = [expected_verdict(b) for b in used]
@@ -120,6 +126,9 @@ class WatchingReviewer:
         self.running_at_review: list[int] = []
         self.decisions: dict[str, ReviewDecision] = {}
 
+    def screen(self, call: ToolCall, tool: Any) -> Any:
+        return self.inner.screen(call, tool)
+
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         self.running_at_review.append(self.tools.running)
         decision = await self.inner.review(call, context)
@@ -131,8 +140,10 @@ async def run_scenario(s: Scenario) -> None:
     tools = FakeTools()
     overlaps: list[str] = []
 
-    async def read(_: dict[str, Any]) -> str:
+    async def read(args: dict[str, Any]) -> str:
         for _ in range(3):
+            if s.with_rules and args["path"].startswith("src/") and tools.running != 1:
+                overlaps.append(args["path"])  # an asked read is reviewed, so it runs alone
             await asyncio.sleep(0)
         return "read ok"
 
@@ -198,25 +209,32 @@ async def run_scenario(s: Scenario) -> None:
             answered = [getattr(b, "tool_use_id", None) for b in session.history()[m_index + 1].content]
             assert answered == ids
 
-    # Review is the only path: a high-risk call executed iff its decision approved it.
+    # Review is the only path: a reviewed call executed iff its decision approved it.
     executed = set(tools.executed)
     offsets: dict[str, int] = Counter()  # per reviewer: how many sessions consumed so far
+    reviews = {e.call_id: e for e in observer.of("review")}
     for cid in issued:
-        if not _is_write(s, cid):
+        tool, path = ("write" if _is_write(s, cid) else "read"), call_path[cid]
+        if s.with_rules and path.startswith("secret/"):  # denied before scheduling, read or write
+            assert cid not in executed and cid not in watcher.decisions, cid
+            if cid in reviews:  # absent only when the turn was cut short before it was screened
+                assert (reviews[cid].approved, reviews[cid].decided_by) == (False, "policy")
+            continue
+        if tool == "read" and not (s.with_rules and path.startswith("src/")):
             assert cid in executed
             continue
         decision = watcher.decisions.get(cid)
         assert (cid in executed) == (decision is not None and decision.approved), cid
         if decision is None:
             continue  # skipped after the rejection limit: never reviewed, never executed
-        decided_by_rule = s.with_rules and not call_path[cid].startswith("src/")
+        decided_by_rule = s.with_rules and (tool == "read" or not path.startswith("src/"))
         quorum_ran = bool(s.panel) and not decided_by_rule
         used = []
         if quorum_ran:
             used = [s.behaviours[m][offsets[m]] for m in s.panel]
             for m in s.panel:
                 offsets[m] += 1
-        approved, decided_by = oracle(s, call_path[cid], used)
+        approved, decided_by = oracle(s, tool, path, used)
         assert (decision.approved, decision.decided_by) == (approved, decided_by), (cid, used, decision)
         if quorum_ran:
             panel_votes = [v for v in decision.votes if v.reviewer != "human"]
@@ -231,8 +249,8 @@ async def run_scenario(s: Scenario) -> None:
     assert overlaps == []
     assert set(watcher.running_at_review) <= {0}
     assert result.stop_reason in ("end_turn", "rejected")
-    review_events = observer.of("review")
-    assert [e.call_id for e in review_events] == list(watcher.decisions)
+    reviewed_events = [e.call_id for e in observer.of("review") if e.call_id in watcher.decisions]
+    assert reviewed_events == list(watcher.decisions)
 
 
 def _is_write(s: Scenario, cid: str) -> bool:

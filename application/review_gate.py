@@ -1,0 +1,88 @@
+"""``ReviewGate``: the one place a call's review is decided — policy rules, the panel, the human.
+
+``quorum run``, ``quorum ask`` and ``quorum review-check`` all decide through it; infrastructure
+only supplies the panel (reviewer models voting), the human step (a terminal) and the call viewer
+(workspace paths, shell commands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from quorum.application.ports.reviewer import ActionReviewer, CallViewer, HumanStep, ReviewContext
+from quorum.domain.policy import PolicyRule, first_match
+from quorum.domain.review import ReviewDecision
+from quorum.domain.tools import ToolCall, ToolDefinition
+
+
+class ReviewGate:
+    """Implements ``CallReviewer`` (``ActionReviewer`` and ``RuleScreen``).
+
+    1. **Policy rules** (``screen``): deny → ask → allow, first match wins, matched against what the
+       call will execute (``viewer``). They apply to *every* call: the loop rejects a call a
+       ``deny`` rule matches before it runs, and sends a low-risk call an ``ask`` rule matches
+       through review. In ``review``: ``deny`` rejects and ``allow`` approves at once
+       (``decided_by="policy"``); ``ask`` goes straight to the human step.
+    2. **Panel** (when configured): its decision stands, unless it rejected and
+       ``escalate_on_reject`` is set: then the human decides, seeing the votes.
+    3. **Human**: no panel, a rule said ask, or an escalated rejection.
+
+    Fails closed: a panel or human step that raises is a rejection.
+    """
+
+    def __init__(
+        self,
+        *,
+        rules: Sequence[PolicyRule] = (),
+        panel: ActionReviewer | None = None,
+        human: HumanStep,
+        escalate_on_reject: bool = False,
+        viewer: CallViewer | None = None,
+    ) -> None:
+        self.rules = tuple(rules)
+        self.panel = panel
+        self.human = human
+        self.escalate_on_reject = escalate_on_reject
+        self._viewer = viewer
+
+    def screen(self, call: ToolCall, tool: ToolDefinition | None) -> PolicyRule | None:
+        if not self.rules:
+            return None
+        views = self._viewer.view(call, tool) if self._viewer is not None else None
+        return first_match(self.rules, call.name, call.arguments, views)
+
+    async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        try:
+            return await self._decide(call, context)
+        except Exception as error:  # every step promises not to raise; if one does, fail closed
+            return ReviewDecision(
+                approved=False, decided_by="auto", reason=f"the review failed: {type(error).__name__}: {error}"
+            )
+
+    async def _decide(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        rule = self.screen(call, context.tool)
+        if rule is not None and rule.decision != "ask":
+            return rule_decision(rule)
+        if rule is not None:
+            why = f"rule '{rule.describe()}' says ask" + (f": {rule.reason}" if rule.reason else "")
+            decision = await self.human.decide(call, context, why=why)
+            return decision.model_copy(update={"rule": rule.describe()})
+        if self.panel is None:
+            return await self.human.decide(call, context, why="no reviewer models are configured")
+        try:
+            decision = await self.panel.review(call, context)
+        except Exception as error:  # the port says never raise; if it does, fail closed
+            return ReviewDecision(approved=False, decided_by="quorum", reason=f"the review panel failed: {error}")
+        if decision.approved or not self.escalate_on_reject:
+            return decision
+        escalated = await self.human.decide(
+            call, context, why=f"the panel rejected it ({decision.reason})", votes=decision.votes
+        )
+        return escalated.model_copy(update={"rule": decision.rule})
+
+
+def rule_decision(rule: PolicyRule) -> ReviewDecision:
+    """The decision of an ``allow`` or ``deny`` rule (``decided_by="policy"``, the rule's reason)."""
+    approved = rule.decision == "allow"
+    said = rule.reason or ("allowed" if approved else "denied") + " by policy"
+    return ReviewDecision(approved=approved, decided_by="policy", rule=rule.describe(), reason=said)
