@@ -31,7 +31,7 @@ from quorum.domain.events import (
 )
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.model_id import ModelId
-from quorum.domain.policy import GlobError, PolicyDecision, PolicyRule
+from quorum.domain.policy import ArgumentView, GlobError, PolicyDecision, PolicyRule
 from quorum.domain.responses import (
     ContentBlock,
     LlmResponse,
@@ -62,6 +62,7 @@ from quorum.domain.tools import (
 )
 
 __all__ = [
+    "ArgumentView",
     "Clearance",
     "ConfigurationError",
     "ContentBlock",

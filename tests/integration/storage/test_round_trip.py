@@ -31,6 +31,9 @@ async def fail(_: dict[str, Any]) -> str:
 class PanelReviewer:
     """Two reviewers with latencies; rejects calls whose path starts with /etc."""
 
+    def screen(self, call: ToolCall, tool: Any) -> None:
+        return None  # no policy rules
+
     async def review(self, call: ToolCall, context: Any) -> ReviewDecision:
         ok = not str(call.arguments.get("p", "")).startswith("/etc")
         votes = (
