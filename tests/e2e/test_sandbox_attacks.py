@@ -23,10 +23,8 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -34,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from quorum.infrastructure.sandbox.detect import sandbox_status
 from tests.e2e.attacks import ATTACKS, Attack
 from tests.e2e.conftest import Cli, Result, isolated_env
+from tests.support.sandbox import listener, require_bubblewrap
 
 OUTSIDE_TOKEN = "OUTSIDE-TOKEN-d41d8cd98f"
 REPO_TOKEN = "REPO-TOKEN-9e107d9d37"
@@ -113,38 +111,10 @@ def lab(tmp_path: Path) -> Iterator[Lab]:
     with contextlib.ExitStack() as stack:
         for attack in ATTACKS:
             if attack.effect == "net":
-                port, accepted = stack.enter_context(_listener())
+                port, accepted = stack.enter_context(listener())
                 lab.ports[attack.n], lab.accepted[attack.n] = port, accepted
         yield lab
     _kill_leftovers()
-
-
-def _listener_loop(server: socket.socket, accepted: list[str], stop: threading.Event) -> None:
-    while not stop.is_set():
-        try:
-            connection, peer = server.accept()
-        except TimeoutError:
-            continue
-        except OSError:
-            return
-        accepted.append(str(peer))
-        connection.close()
-
-
-@contextlib.contextmanager
-def _listener() -> Iterator[tuple[int, list[str]]]:
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    accepted: list[str] = []
-    stop = threading.Event()
-    thread = threading.Thread(target=_listener_loop, args=(server, accepted, stop), daemon=True)
-    thread.start()
-    try:
-        yield server.getsockname()[1], accepted
-    finally:
-        stop.set()
-        thread.join(5)
-        server.close()
 
 
 def _command(lab: Lab, attack: Attack) -> str:
@@ -249,16 +219,6 @@ def run_table(lab: Lab, config: str) -> tuple[Result, set[int], dict[int, str]]:
         changed |= {k for k, v in _snapshot(lab.repo, lab.home).items() if whole_before.get(k, v) != v}
         assert changed <= {str(lab.ws / "quorum.toml")}, f"files changed: {sorted(changed)}"
     return result, set(hits), hits
-
-
-def require_bubblewrap() -> None:
-    status = sandbox_status("auto")
-    if status.enforced:
-        return
-    reason = f"bubblewrap sandbox not available here: {status.problem}"
-    if os.environ.get("CI"):
-        pytest.fail(reason + " (CI must install bubblewrap)")
-    pytest.skip(reason)
 
 
 def _assert_nothing_written_anywhere(lab: Lab, result: Result) -> None:

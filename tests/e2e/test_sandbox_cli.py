@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from quorum.infrastructure.sandbox.detect import sandbox_status
 from tests.e2e.conftest import Cli
+from tests.support.sandbox import require_bubblewrap
 
 NO_SANDBOX = '[tools.sandbox]\nprogram = "/nonexistent/bwrap"\n'
 
@@ -21,17 +21,6 @@ tool_calls = [
 [[turns]]
 text = "done"
 """
-
-
-def require_bubblewrap() -> None:
-    import os
-
-    status = sandbox_status("auto")
-    if not status.enforced:
-        reason = f"bubblewrap sandbox not available here: {status.problem}"
-        if os.environ.get("CI"):
-            pytest.fail(reason + " (CI must install bubblewrap)")
-        pytest.skip(reason)
 
 
 def test_ask_offers_run_command_with_a_sandbox_and_runs_only_its_low_risk_calls(cli: Cli) -> None:

@@ -7,11 +7,7 @@ it); without it these tests skip with that reason on a developer machine and fai
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import socket
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,24 +15,14 @@ import pytest
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.secrets import Secret
 from quorum.domain.tools import Clearance, RiskLevel, ToolCall
-from quorum.infrastructure.sandbox.detect import sandbox_status
 from quorum.infrastructure.sandbox.settings import SandboxSettings
 from quorum.infrastructure.secrets import KnownSecrets
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
 from quorum.infrastructure.tools.settings import CommandEnvSettings, ToolsSettings
 from tests.integration.tools.conftest import builtin_source
+from tests.support.sandbox import listener, require_bubblewrap
 
 PLANTED_KEY = "sk-planted-sandbox-key-0123456789"
-
-
-def require_bubblewrap() -> None:
-    status = sandbox_status("auto")
-    if status.enforced:
-        return
-    reason = f"bubblewrap sandbox not available here: {status.problem}"
-    if os.environ.get("CI"):
-        pytest.fail(reason + " (CI must install bubblewrap)")
-    pytest.skip(reason)
 
 
 @pytest.fixture
@@ -98,7 +84,7 @@ async def test_the_process_dies_with_the_call_and_sees_no_other_process(sandboxe
 
 
 async def test_no_network(sandboxed: BuiltinToolSource) -> None:
-    with _listener() as (port, accepted):
+    with listener() as (port, accepted):
         outcome = await run(
             sandboxed,
             f"curl -sS -m 5 http://127.0.0.1:{port}/ ; "
@@ -200,32 +186,3 @@ def _cmdline(pid: str) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
-
-
-@contextlib.contextmanager
-def _listener() -> Iterator[tuple[int, list[str]]]:
-    """A TCP listener on 127.0.0.1 recording every connection it accepts."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    accepted: list[str] = []
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            try:
-                connection, peer = server.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            accepted.append(str(peer))
-            connection.close()
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield server.getsockname()[1], accepted
-    finally:
-        stop.set()
-        thread.join(5)
-        server.close()
