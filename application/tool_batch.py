@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.argument_validation import ArgumentValidator, shown_arguments
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
@@ -58,7 +58,8 @@ class TurnCalls:
     def announce(self, index: int, risk: RiskLevel, observer: RunObserver) -> None:
         """Emit the ``tool_call`` event of call ``index``."""
         call = self.calls[index]
-        observer.on_event(ToolCallEvent(id=call.native_id, name=call.name, arguments=dict(call.arguments), risk=risk))
+        arguments = shown_arguments(call)  # a placeholder for arguments too deep or large to carry
+        observer.on_event(ToolCallEvent(id=call.native_id, name=call.name, arguments=arguments, risk=risk))
         self.announced.add(index)
 
     def answer(
