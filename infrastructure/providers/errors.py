@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from quorum.domain.errors import ProviderError
+from quorum.infrastructure.providers.retry_after import RETRY_AFTER_LIMIT, retry_after_seconds
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class ErrorTranslator:
         model: the model requested.
         base_url: the endpoint the client talks to.
         key_env: the environment variable the key is read from (named in 401/403 messages).
-        max_retries: retries the SDK made before giving up (named in 429/5xx messages).
+        max_retries: retries the SDK may make; the number actually made is read from the request.
         timeout: the read timeout in seconds (named in timeout messages).
     """
 
@@ -47,19 +48,25 @@ class ErrorTranslator:
 
         if mid_stream and isinstance(error, sdk.APIConnectionError | httpx2.HTTPError):
             cause = error.__cause__ if isinstance(error, sdk.APIConnectionError) and error.__cause__ else error
+            if isinstance(cause, httpx2.TimeoutException):
+                return self.stalled(f"no data for {self.timeout:g} s")
             return self._error(
                 f"the connection to provider {self.provider!r} at {self.base_url} was lost "
                 f"mid-response: {_describe(cause)}"
             )
         if isinstance(error, sdk.APIStatusError) and not (mid_stream and error.status_code < 400):
-            return self._status(error.status_code, _server_message(error))
+            return self._status(error.status_code, _server_message(error), error.response)
         if isinstance(error, sdk.APITimeoutError):
             return self._error(
                 f"the request to provider {self.provider!r} at {self.base_url} timed out after {self.timeout:g} s"
+                f"{_retries_note(error.request)}"
             )
         if isinstance(error, sdk.APIConnectionError):
             cause = error.__cause__ or error
-            return self._error(f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}")
+            return self._error(
+                f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}"
+                f"{_retries_note(error.request)}"
+            )
         if isinstance(error, sdk.APIError):  # an error event inside a stream, a malformed body
             where = " mid-response" if mid_stream else ""
             return self._error(f"provider {self.provider!r} returned an error{where}: {_server_message(error)}")
@@ -73,8 +80,28 @@ class ErrorTranslator:
         """The error for a stream that ended before the response was complete."""
         return self._error(f"the response stream of provider {self.provider!r} ended early: {detail}")
 
-    def _status(self, status: int, message: str) -> ProviderError:
+    def malformed(self, detail: str, *, mid_stream: bool = False) -> ProviderError:
+        """The error for a reply that cannot be understood; ``detail`` says what was wrong."""
+        return self._error(f"malformed response from provider {self.provider!r}: {detail}")
+
+    def error_reply(self, message: str, *, mid_stream: bool = False) -> ProviderError:
+        """The error for an error object sent instead of a reply (a 200 body, a stream event)."""
+        where = " mid-response" if mid_stream else ""
+        return self._error(f"provider {self.provider!r} returned an error{where}: {message}")
+
+    def stalled(self, detail: str) -> ProviderError:
+        """The error for a response that stopped making progress (``timeout`` between events)."""
+        return self._error(f"the response of provider {self.provider!r} at {self.base_url} stalled: {detail}")
+
+    def _status(self, status: int, message: str, response: Any) -> ProviderError:
         name = self.provider
+        retried = _retries_made(response.request)
+        wait = retry_after_seconds(response.headers)
+        if wait is not None and wait > RETRY_AFTER_LIMIT and (status == 429 or status >= 500 or status in (408, 409)):
+            # the SDK does not retry past the limit (gateway_base makes sure): say why it stopped
+            after = f"after {retried} retries: Retry-After {wait:g} s exceeds the limit of {RETRY_AFTER_LIMIT:g} s"
+        else:
+            after = f"after {retried} retries"
         if status in (401, 403):
             text = (
                 f"invalid or missing API key for provider {name!r} "
@@ -83,9 +110,9 @@ class ErrorTranslator:
         elif status == 404:
             text = f"model {self.model!r} not found at provider {name!r} ({self.base_url}): {message}"
         elif status == 429:
-            text = f"provider {name!r} is rate-limiting requests (HTTP 429) after {self.max_retries} retries: {message}"
+            text = f"provider {name!r} is rate-limiting requests (HTTP 429) {after}: {message}"
         elif status >= 500 or status in (408, 409):
-            text = f"provider {name!r} failed with HTTP {status} after {self.max_retries} retries: {message}"
+            text = f"provider {name!r} failed with HTTP {status} {after}: {message}"
         else:
             text = f"provider {name!r} rejected the request to model {self.model!r} (HTTP {status}): {message}"
         return self._error(text, status)
@@ -94,6 +121,19 @@ class ErrorTranslator:
         return ProviderError(
             message, provider=self.provider, model=self.model, status_code=status, base_url=self.base_url
         )
+
+
+def _retries_made(request: Any) -> int:
+    """Retries made before ``request``: both SDKs number each attempt in a request header."""
+    try:
+        return int(request.headers.get("x-stainless-retry-count", "0"))
+    except (AttributeError, ValueError):  # a request the SDK did not build
+        return 0
+
+
+def _retries_note(request: Any) -> str:
+    retried = _retries_made(request)
+    return f" (after {retried} retries)" if retried else ""
 
 
 def _server_message(error: Any) -> str:

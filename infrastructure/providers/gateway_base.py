@@ -14,6 +14,7 @@ from quorum.application.ports.llm import LlmSession
 from quorum.domain.errors import ConfigurationError, UsageError
 from quorum.domain.messages import Message
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.retry_after import refuse_long_retry_after
 
 PLACEHOLDER_KEY = "not-needed"
 """Sent to a custom ``base_url`` when no key is configured: local servers need none, SDKs insist."""
@@ -86,6 +87,10 @@ class SdkGateway(ABC):
         import httpx2  # a dependency of both SDKs, imported by them already
 
         return httpx2.Timeout(self.settings.timeout, connect=min(10.0, self.settings.timeout))
+
+    def http_client(self, sdk: ModuleType) -> Any:
+        """The SDK's default async HTTP client, with the hook that refuses long ``Retry-After`` waits."""
+        return sdk.DefaultAsyncHttpxClient(event_hooks={"response": [refuse_long_retry_after]})
 
     def _resolve_key(self) -> str:
         if self.settings.api_key is not None:

@@ -3,6 +3,9 @@
 A concrete session supplies the wire: how one neutral ``Message`` becomes wire messages, how a
 request is made, how a response or a stream becomes an ``LlmResponse``. The neutral history is the
 truth; the wire list is kept beside it, append-only, so a turn costs the new messages only.
+
+Everything a provider can send is translated here: SDK exceptions, and the reading of the body
+(``http_body``): a malformed reply, an error object, a stalled stream all become ``ProviderError``.
 """
 
 from __future__ import annotations
@@ -10,16 +13,25 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import ModuleType
 from typing import Any, Protocol
 
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, TextBlock
+from quorum.domain.responses import LlmResponse, TextBlock, ToolUseBlock
 from quorum.domain.streaming import StreamCompleted, StreamEvent
 from quorum.domain.tools import ToolResultMessage
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.http_body import (
+    ErrorReply,
+    MalformedResponse,
+    ResponseStalled,
+    SseEvent,
+    read_json,
+    sse_events,
+)
 
 Wire = dict[str, Any]
 
@@ -27,8 +39,11 @@ Wire = dict[str, Any]
 class StreamAccumulator(Protocol):
     """Turns the raw events of one streamed response into deltas, then into the final response."""
 
-    def feed(self, event: Any) -> list[StreamEvent]:
-        """Deltas carried by one raw event (often none)."""
+    done: bool
+    """The final event arrived; the stream is not read further."""
+
+    def feed(self, event: SseEvent) -> list[StreamEvent]:
+        """Deltas carried by one event (often none). Raises MalformedResponse or ErrorReply."""
         ...
 
     def finish(self) -> LlmResponse:
@@ -135,12 +150,16 @@ class ProviderSession(ABC):
         """The keyword arguments of one create call (``self._wire`` holds the messages)."""
 
     @abstractmethod
-    async def _create(self, request: dict[str, Any]) -> LlmResponse:
-        """Make a non-streaming request and parse its response."""
+    def _open(self, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
+        """The SDK's ``with_streaming_response`` call: entered, it holds a response whose body is unread.
+
+        The SDK makes the request, retries and raises status errors; the body is read here
+        (``http_body``), bounded and checked, because the SDK trusts whatever arrives.
+        """
 
     @abstractmethod
-    async def _open_stream(self, request: dict[str, Any]) -> Any:
-        """Start a streaming request; returns the SDK's async stream (iterable, ``close()``)."""
+    def _parse(self, body: dict[str, Any]) -> LlmResponse:
+        """A non-streamed JSON body as a response. Raises MalformedResponse or ErrorReply."""
 
     @abstractmethod
     def _accumulator(self) -> StreamAccumulator:
@@ -177,10 +196,14 @@ class ProviderSession(ABC):
 
     async def _complete(self, tools: ToolSchemas | None) -> LlmResponse:
         request = self._prepare(tools)
+        started = False
         try:
-            response = await self._create(request)
+            async with self._open(request, stream=False) as raw:
+                started = True
+                body = await read_json(raw.http_response, timeout=self._errors.timeout)
+            response = self._parse(body)
         except Exception as error:
-            translated = self._translated(error)
+            translated = self._translated(error, mid_stream=started)
             if translated is error:
                 raise
             raise translated from error
@@ -190,21 +213,21 @@ class ProviderSession(ABC):
     async def _stream(self, tools: ToolSchemas | None) -> AsyncIterator[StreamEvent]:
         request = self._prepare(tools)
         accumulator = self._accumulator()
-        stream = None
+        started = False
         try:
-            stream = await self._open_stream(request)
-            try:
-                async for raw in stream:
-                    for event in accumulator.feed(raw):
+            async with self._open(request, stream=True) as raw:
+                started = True
+                async for sse in sse_events(raw.http_response, idle_timeout=self._errors.timeout):
+                    for event in accumulator.feed(sse):
                         yield event
-            finally:
-                await stream.close()
+                    if accumulator.done:  # what follows the final event is not waited for
+                        break
+            response = accumulator.finish()
         except Exception as error:
-            translated = self._translated(error, mid_stream=stream is not None)
+            translated = self._translated(error, mid_stream=started)
             if translated is error:
                 raise
             raise translated from error
-        response = accumulator.finish()
         self._append(Message(role="assistant", content=response.content))
         yield StreamCompleted(response=response)
 
@@ -212,7 +235,22 @@ class ProviderSession(ABC):
         """The domain error for ``error``, or ``error`` itself (ours, or a bug to surface as is)."""
         if isinstance(error, ProviderError):
             return error
+        if isinstance(error, MalformedResponse):
+            return self._errors.malformed(str(error), mid_stream=mid_stream)
+        if isinstance(error, ErrorReply):
+            return self._errors.error_reply(str(error), mid_stream=mid_stream)
+        if isinstance(error, ResponseStalled):
+            return self._errors.stalled(str(error))
         return self._errors.translate(error, self._sdk, mid_stream=mid_stream) or error
+
+
+def require_unique_ids(calls: Sequence[ToolUseBlock]) -> None:
+    """Raise MalformedResponse when two tool calls share an id: results are matched by id."""
+    seen: set[str] = set()
+    for call in calls:
+        if call.id in seen:
+            raise MalformedResponse(f"the tool call id {call.id!r} appears more than once")
+        seen.add(call.id)
 
 
 def decode_arguments(text: str) -> tuple[dict[str, Any], str | None, str | None]:

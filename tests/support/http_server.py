@@ -2,7 +2,8 @@
 
 It knows no protocol: a ``render`` function turns the next script item and the request into a
 ``Reply``. Replies are JSON bodies, chunked SSE streams (which can stop without the final chunk,
-which the client sees as a dropped connection), or no response at all.
+which the client sees as a dropped connection), or no response at all. The protocol-free items
+``Raw`` and ``SseRaw`` (hostile bytes, streams that stall or never end) are served as they are.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.script import Raw, SseRaw
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,10 @@ class NoReply:
     wait: threading.Event | None = None
 
 
-Reply = JsonReply | SseReply | NoReply
+Reply = JsonReply | SseReply | NoReply | Raw | SseRaw
+
+RELEASE_WAIT = 60.0
+"""Longest a hanging reply waits for its release: a forgotten release cannot keep a thread forever."""
 
 
 class ScriptedHttpServer:
@@ -97,6 +103,8 @@ class ScriptedHttpServer:
                 self.unexpected += 1
         if item is None:  # 400: the SDK does not retry it, so the test fails at once
             return JsonReply(400, {"error": {"message": "the test script is exhausted", "type": "script"}})
+        if isinstance(item, Raw | SseRaw):
+            return item
         try:
             return self._render(item, record)
         except Exception as error:  # a broken script must fail the test, not hang it in SDK retries
@@ -126,6 +134,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(reply)
         elif isinstance(reply, SseReply):
             self._sse(reply)
+        elif isinstance(reply, Raw | SseRaw):
+            try:
+                self._raw(reply) if isinstance(reply, Raw) else self._sse_raw(reply)
+            except OSError:  # the client gave up first: that is the point of these replies
+                self.close_connection = True
         else:
             if reply.wait is not None:
                 reply.wait.wait(10)
@@ -159,6 +172,52 @@ class _Handler(BaseHTTPRequestHandler):
             data = frame.encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.write(b"0\r\n\r\n")
+
+    def _raw(self, reply: Raw) -> None:
+        self.send_response(reply.status)
+        if reply.content_type is not None:
+            self.send_header("Content-Type", reply.content_type)
+        length = reply.content_length if reply.content_length is not None else len(reply.body)
+        self.send_header("Content-Length", str(length))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(reply.body)
+        self.wfile.flush()
+        if reply.release is None:
+            return
+        if reply.trickle is None:
+            reply.release.wait(RELEASE_WAIT)
+        else:
+            while not reply.release.wait(reply.trickle):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        self._drop()
+
+    def _sse_raw(self, reply: SseRaw) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for line in reply.lines:
+            self._chunk(line.encode() if isinstance(line, str) else line)
+        if reply.then == "drop":
+            self._drop()
+            return
+        if reply.then in ("hang", "keepalive"):
+            assert reply.release is not None, f"SseRaw(then={reply.then!r}) needs a release event"
+            if reply.then == "hang":
+                reply.release.wait(RELEASE_WAIT)
+            else:
+                while not reply.release.wait(reply.keepalive):
+                    self._chunk(b": keepalive\n\n")
+            self._drop()
+            return
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
 
     def _drop(self) -> None:
         self.close_connection = True

@@ -73,7 +73,52 @@ class Disconnect:
     """Close the connection without any response."""
 
 
-ScriptItem = Turn | Fail | Hang | Disconnect
+@dataclass(frozen=True)
+class Raw:
+    """Any HTTP response, byte for byte: for bodies no well-behaved server sends.
+
+    Attributes:
+        status: the HTTP status.
+        body: the body bytes as sent (need not be JSON, nor UTF-8).
+        content_type: the ``Content-Type`` header; None sends none.
+        headers: more headers (e.g. ``{"Content-Encoding": "gzip"}``).
+        content_length: the declared length; default ``len(body)``. A larger one with ``release``
+            set leaves the client waiting for bytes that never come.
+        trickle: after the body, send one more byte every this many seconds (a body that never
+            ends) until ``release`` is set.
+        release: set by the test when done; a waiting or trickling reply then drops the connection.
+    """
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str | None = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    content_length: int | None = None
+    trickle: float | None = None
+    release: threading.Event | None = None
+
+
+@dataclass(frozen=True)
+class SseRaw:
+    """A chunked ``text/event-stream`` of raw lines (str or bytes, each sent as one chunk as given).
+
+    Attributes:
+        lines: the frames, e.g. ``"data: {bad json\n\n"`` or ``b"data: \xff\n\n"``.
+        then: after the lines: ``"end"`` the body cleanly, ``"drop"`` the connection, ``"hang"``
+            until ``release`` is set, or send ``keepalive`` comments until ``release`` is set.
+        keepalive: seconds between ``: keepalive`` comments when ``then == "keepalive"``.
+        release: set by the test when done (required for ``hang`` and ``keepalive``).
+        status: the HTTP status.
+    """
+
+    lines: tuple[str | bytes, ...] = ()
+    then: str = "end"
+    keepalive: float = 0.1
+    release: threading.Event | None = None
+    status: int = 200
+
+
+ScriptItem = Turn | Fail | Hang | Disconnect | Raw | SseRaw
 
 
 def pieces(text: str, size: int) -> list[str]:

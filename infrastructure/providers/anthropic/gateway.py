@@ -27,6 +27,7 @@ class AnthropicGateway(SdkGateway):
             max_retries=self.settings.max_retries,
             timeout=self.timeout(),
             default_headers=self.settings.headers or None,
+            http_client=self.http_client(sdk),
         )
 
     def _new_session(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import ModuleType
 from typing import Any
 
@@ -72,11 +73,14 @@ class AnthropicMessagesSession(ProviderSession):
                 request["tool_choice"] = _NO_TOOLS
         return request
 
-    async def _create(self, request: dict[str, Any]) -> LlmResponse:
-        return parse_message(await self._client().messages.create(**request, timeout=self._timeout))
+    def _open(self, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
+        create = self._client().messages.with_streaming_response.create
+        if stream:
+            return create(**request, stream=True, timeout=self._timeout)
+        return create(**request, timeout=self._timeout)
 
-    async def _open_stream(self, request: dict[str, Any]) -> Any:
-        return await self._client().messages.create(**request, stream=True, timeout=self._timeout)
+    def _parse(self, body: dict[str, Any]) -> LlmResponse:
+        return parse_message(body)
 
     def _accumulator(self) -> MessageStreamAccumulator:
         return MessageStreamAccumulator(self._errors)

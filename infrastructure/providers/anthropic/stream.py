@@ -1,4 +1,4 @@
-"""Accumulation of a raw Messages stream (``RawMessageStreamEvent``s) into one response."""
+"""Accumulation of a Messages event stream into one response."""
 
 from __future__ import annotations
 
@@ -7,8 +7,26 @@ from typing import Any
 
 from quorum.domain.responses import ContentBlock, LlmResponse, TextBlock, ToolUseBlock, Usage
 from quorum.domain.streaming import StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.infrastructure.providers.anthropic.shapes import (
+    BlockDelta,
+    BlockStart,
+    JsonDelta,
+    MessageDelta,
+    MessageStart,
+    TextContent,
+    TextDelta,
+    ToolUseContent,
+)
 from quorum.infrastructure.providers.anthropic.wire import build_response, usage_of
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.http_body import (
+    ErrorReply,
+    MalformedResponse,
+    SseEvent,
+    parse_json,
+    raise_error_object,
+    validated,
+)
 from quorum.infrastructure.providers.session_base import decode_arguments
 
 
@@ -39,53 +57,84 @@ class MessageStreamAccumulator:
         self._stop: str | None = None
         self._stopped = False
 
-    def feed(self, event: Any) -> list[StreamEvent]:
-        """The deltas carried by one event."""
-        kind = event.type
+    @property
+    def done(self) -> bool:
+        """``message_stop`` arrived."""
+        return self._stopped
+
+    def feed(self, sse: SseEvent) -> list[StreamEvent]:
+        """The deltas carried by one event; event types Quorum does not use are skipped.
+
+        Raises:
+            MalformedResponse: the event is not JSON, or a known event has the wrong shape.
+            ErrorReply: an ``error`` event.
+        """
+        value = parse_json(sse.data, "a stream event")
+        if not isinstance(value, dict):
+            if sse.event == "error":
+                raise ErrorReply(sse.data[:200])
+            raise MalformedResponse(f"a stream event is not a JSON object: {sse.data[:60]!r}")
+        raise_error_object(value)
+        kind = value.get("type")
+        if sse.event == "error" or kind == "error":  # an error event without an error object
+            raise ErrorReply(sse.data[:200])
+        what = f"a {kind} event"
         if kind == "content_block_delta":
-            return self._delta(event)
+            return self._delta(validated(BlockDelta, value, what))
         if kind == "content_block_start":
-            return self._start(event)
+            return self._start(validated(BlockStart, value, what))
         if kind == "message_start":
-            self._model = event.message.model or None
-            self._input_usage = event.message.usage
-            self._output_tokens = event.message.usage.output_tokens or 0
+            message = validated(MessageStart, value, what).message
+            self._model = message.model or None
+            self._input_usage = message.usage
+            self._output_tokens = (message.usage.output_tokens if message.usage else None) or 0
         elif kind == "message_delta":
-            self._stop = event.delta.stop_reason or self._stop
-            if event.usage is not None:
-                self._output_tokens = event.usage.output_tokens or self._output_tokens
+            delta = validated(MessageDelta, value, what)
+            self._stop = delta.delta.stop_reason or self._stop
+            if delta.usage is not None:
+                self._output_tokens = delta.usage.output_tokens or self._output_tokens
         elif kind == "message_stop":
             self._stopped = True
         return []
 
-    def _start(self, event: Any) -> list[StreamEvent]:
-        block = event.content_block
-        if block.type == "text":
-            self._blocks[event.index] = _Block("text", parts=[block.text] if block.text else [])
-            return [StreamTextDelta(text=block.text)] if block.text else []
-        if block.type == "tool_use":
+    def _start(self, event: BlockStart) -> list[StreamEvent]:
+        raw = event.content_block
+        what = f"a content_block_start event: content_block[{event.index}]"
+        if raw.get("type") == "text":
+            text = validated(TextContent, raw, what).text
+            self._blocks[event.index] = _Block("text", parts=[text] if text else [])
+            return [StreamTextDelta(text=text)] if text else []
+        if raw.get("type") == "tool_use":
+            block = validated(ToolUseContent, raw, what)
             index = self._calls
             self._calls += 1
-            initial = block.input if isinstance(block.input, dict) else {}
-            self._blocks[event.index] = _Block("tool_use", index, block.id, block.name, initial)
+            self._blocks[event.index] = _Block("tool_use", index, block.id, block.name, dict(block.input))
             return [StreamToolCallDelta(index=index, id=block.id, name=block.name)]
         return []
 
-    def _delta(self, event: Any) -> list[StreamEvent]:
+    def _delta(self, event: BlockDelta) -> list[StreamEvent]:
         block = self._blocks.get(event.index)
-        delta = event.delta
+        kind = event.delta.get("type")
         if block is None:
             return []
-        if delta.type == "text_delta" and block.kind == "text":
-            block.parts.append(delta.text)
-            return [StreamTextDelta(text=delta.text)]
-        if delta.type == "input_json_delta" and block.kind == "tool_use":
-            block.parts.append(delta.partial_json)
-            return [StreamToolCallDelta(index=block.call_index, arguments_delta=delta.partial_json)]
+        what = f"a content_block_delta event: delta[{event.index}]"
+        if kind == "text_delta" and block.kind == "text":
+            text = validated(TextDelta, event.delta, what).text
+            block.parts.append(text)
+            return [StreamTextDelta(text=text)]
+        if kind == "input_json_delta" and block.kind == "tool_use":
+            part = validated(JsonDelta, event.delta, what).partial_json
+            block.parts.append(part)
+            return [StreamToolCallDelta(index=block.call_index, arguments_delta=part)]
         return []
 
     def finish(self) -> LlmResponse:
-        """The complete response. Raises ProviderError when ``message_stop`` never came."""
+        """The complete response.
+
+        Raises:
+            ProviderError: ``message_stop`` never came.
+            MalformedResponse: two calls share an id.
+        """
         if not self._stopped:
             raise self._errors.incomplete_stream("message_stop was not received")
         content: list[ContentBlock] = []

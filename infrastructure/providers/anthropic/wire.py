@@ -7,7 +7,10 @@ from typing import Any
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
-from quorum.infrastructure.providers.session_base import Wire
+from quorum.infrastructure.providers.anthropic.shapes import Message as MessageShape
+from quorum.infrastructure.providers.anthropic.shapes import TextContent, ToolUseContent
+from quorum.infrastructure.providers.http_body import raise_error_object, validated
+from quorum.infrastructure.providers.session_base import Wire, require_unique_ids
 
 
 def tools_to_wire(tools: ToolSchemas) -> list[Wire]:
@@ -52,20 +55,34 @@ def message_to_wire(message: Message) -> list[Wire]:
 
 
 def build_response(content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage) -> LlmResponse:
-    """The neutral response; shared by the plain and the streamed path so both agree exactly."""
+    """The neutral response; shared by the plain and the streamed path so both agree exactly.
+
+    Raises:
+        MalformedResponse: two calls share an id (their results could not be told apart).
+    """
+    calls = [b for b in content if isinstance(b, ToolUseBlock)]
+    require_unique_ids(calls)
     has_calls = any(isinstance(b, ToolUseBlock) for b in content)
     return LlmResponse(content=tuple(content), stop_reason=stop_reason(stop, has_calls), model=model, usage=usage)
 
 
-def parse_message(message: Any) -> LlmResponse:
-    """A ``Message`` as a neutral response; block types Quorum does not use are left out."""
+def parse_message(body: dict[str, Any]) -> LlmResponse:
+    """A ``message`` JSON body as a neutral response; block types Quorum does not use are left out.
+
+    Raises:
+        ErrorReply: the body is an error object.
+        MalformedResponse: the body is not a message Quorum can use.
+    """
+    raise_error_object(body)
+    message = validated(MessageShape, body, "the message")
     content: list[ContentBlock] = []
-    for block in message.content or ():
-        if block.type == "text":
-            content.append(TextBlock(text=block.text))
-        elif block.type == "tool_use":
-            raw = block.input
-            content.append(ToolUseBlock(id=block.id, name=block.name, input=raw if isinstance(raw, dict) else {}))
+    for index, raw in enumerate(message.content):
+        kind = raw.get("type")
+        if kind == "text":
+            content.append(TextBlock(text=validated(TextContent, raw, f"the message: content[{index}]").text))
+        elif kind == "tool_use":
+            call = validated(ToolUseContent, raw, f"the message: content[{index}]")
+            content.append(ToolUseBlock(id=call.id, name=call.name, input=call.input))
     return build_response(content, message.stop_reason, message.model or None, usage_of(message.usage))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from types import ModuleType
 from typing import Any
 
@@ -19,7 +20,7 @@ class OpenAIChatSession(ProviderSession):
     """A conversation over ``POST /chat/completions``.
 
     Tools go out as ``{"type": "function", "function": {...}}``; results as ``role: "tool"``
-    messages under the call's id; streaming uses the raw SSE stream with usage included.
+    messages under the call's id; streaming asks for usage in the last chunk.
 
     Args:
         client: returns the ``AsyncOpenAI`` client for the running event loop.
@@ -65,13 +66,14 @@ class OpenAIChatSession(ProviderSession):
             request[self._max_tokens[0]] = self._max_tokens[1]
         return request
 
-    async def _create(self, request: dict[str, Any]) -> LlmResponse:
-        return parse_completion(await self._client().chat.completions.create(**request))
+    def _open(self, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
+        create = self._client().chat.completions.with_streaming_response.create
+        if stream:
+            return create(**request, stream=True, stream_options={"include_usage": True})
+        return create(**request)
 
-    async def _open_stream(self, request: dict[str, Any]) -> Any:
-        return await self._client().chat.completions.create(
-            **request, stream=True, stream_options={"include_usage": True}
-        )
+    def _parse(self, body: dict[str, Any]) -> LlmResponse:
+        return parse_completion(body)
 
     def _accumulator(self) -> ChatStreamAccumulator:
         return ChatStreamAccumulator(self._errors)

@@ -1,4 +1,4 @@
-"""Accumulation of a raw Chat Completions stream (``ChatCompletionChunk``s) into one response."""
+"""Accumulation of a Chat Completions event stream (``chat.completion.chunk``s) into one response."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Any
 from quorum.domain.responses import LlmResponse
 from quorum.domain.streaming import StreamEvent, StreamTextDelta, StreamToolCallDelta
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.http_body import SseEvent, parse_json, raise_error_object, validated
+from quorum.infrastructure.providers.openai.shapes import Chunk, ToolCallDelta
 from quorum.infrastructure.providers.openai.wire import build_response, tool_use_block
 
 
@@ -32,15 +34,27 @@ class ChatStreamAccumulator:
         self._finish_reason: str | None = None
         self._model: str | None = None
         self._usage: Any = None
+        self.done = False
 
-    def feed(self, chunk: Any) -> list[StreamEvent]:
-        """The deltas in one chunk."""
+    def feed(self, sse: SseEvent) -> list[StreamEvent]:
+        """The deltas in one event: a chunk, ``[DONE]``, or an error object (raised as ErrorReply).
+
+        Raises:
+            MalformedResponse: the event is not JSON or not a chunk.
+            ErrorReply: the server sent an error instead.
+        """
+        if sse.data.strip() == "[DONE]":
+            self.done = True
+            return []
+        value = parse_json(sse.data, "a stream event")
+        raise_error_object(value)
+        chunk = validated(Chunk, value, "a stream chunk")
         if chunk.model:
             self._model = chunk.model
         if chunk.usage is not None:
             self._usage = chunk.usage
         events: list[StreamEvent] = []
-        for choice in chunk.choices or ():
+        for choice in chunk.choices:
             if choice.index not in (0, None):
                 continue
             delta = choice.delta
@@ -54,7 +68,7 @@ class ChatStreamAccumulator:
                 self._finish_reason = choice.finish_reason
         return events
 
-    def _call_fragment(self, fragment: Any) -> StreamToolCallDelta:
+    def _call_fragment(self, fragment: ToolCallDelta) -> StreamToolCallDelta:
         index = fragment.index
         if index is None:  # servers that omit it send each call whole, a new id starting each
             index = len(self._calls) if fragment.id or not self._calls else len(self._calls) - 1
@@ -71,7 +85,12 @@ class ChatStreamAccumulator:
         return StreamToolCallDelta(index=index, id=fragment.id or None, name=name or None, arguments_delta=arguments)
 
     def finish(self) -> LlmResponse:
-        """The complete response. Raises ProviderError when no finish_reason arrived."""
+        """The complete response.
+
+        Raises:
+            ProviderError: no finish_reason arrived.
+            MalformedResponse: two calls share an id.
+        """
         if self._finish_reason is None:
             raise self._errors.incomplete_stream("no finish_reason was received")
         calls = [tool_use_block(call.id, call.name, "".join(call.arguments)) for _, call in sorted(self._calls.items())]

@@ -8,7 +8,9 @@ from typing import Any
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
-from quorum.infrastructure.providers.session_base import Wire, decode_arguments
+from quorum.infrastructure.providers.http_body import raise_error_object, validated
+from quorum.infrastructure.providers.openai.shapes import Completion
+from quorum.infrastructure.providers.session_base import Wire, decode_arguments, require_unique_ids
 
 ERROR_PREFIX = "Error: "
 """Chat Completions has no error flag on tool results, so failed results say so in words."""
@@ -71,7 +73,12 @@ def tool_use_block(call_id: str, name: str, arguments: str) -> ToolUseBlock:
 def build_response(
     text: str, calls: list[ToolUseBlock], finish_reason: str | None, model: str | None, usage: Any
 ) -> LlmResponse:
-    """The neutral response; shared by the plain and the streamed path so both agree exactly."""
+    """The neutral response; shared by the plain and the streamed path so both agree exactly.
+
+    Raises:
+        MalformedResponse: two calls share an id (their results could not be told apart).
+    """
+    require_unique_ids(calls)
     content: list[ContentBlock] = [TextBlock(text=text)] if text else []
     content.extend(calls)
     return LlmResponse(
@@ -82,17 +89,18 @@ def build_response(
     )
 
 
-def parse_completion(completion: Any) -> LlmResponse:
-    """A ``ChatCompletion`` as a neutral response (first choice)."""
-    if not completion.choices:
-        return build_response("", [], None, completion.model, completion.usage)
+def parse_completion(body: dict[str, Any]) -> LlmResponse:
+    """A ``chat.completion`` JSON body as a neutral response (first choice).
+
+    Raises:
+        ErrorReply: the body is an error object.
+        MalformedResponse: the body is not a completion Quorum can use.
+    """
+    raise_error_object(body)
+    completion = validated(Completion, body, "the completion")
     choice = completion.choices[0]
     message = choice.message
-    calls = [
-        tool_use_block(call.id or "", call.function.name or "", call.function.arguments or "")
-        for call in message.tool_calls or ()
-        if getattr(call, "function", None) is not None
-    ]
+    calls = [tool_use_block(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or ()]
     return build_response(message.content or "", calls, choice.finish_reason, completion.model, completion.usage)
 
 

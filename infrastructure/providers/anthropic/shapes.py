@@ -1,0 +1,106 @@
+"""The Messages API reply shapes Quorum reads, validated strictly (the SDK validates nothing).
+
+Only the fields Quorum uses are declared; others are ignored, and so are block, delta and event
+types Quorum does not use (thinking, citations, pings). A known type of the wrong shape, such as
+``"content": null`` or a ``tool_use`` whose ``input`` is not an object, makes the reply malformed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+
+class Usage(_Shape):
+    """Token counts; cached input counts as input."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
+class TextContent(_Shape):
+    """A ``text`` block."""
+
+    text: str
+
+
+class ToolUseContent(_Shape):
+    """A ``tool_use`` block: in a stream its ``input`` is ``{}`` and arrives as JSON fragments."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class Message(_Shape):
+    """A non-streamed ``message``; blocks are checked one by one (``block``)."""
+
+    model: str | None = None
+    content: list[dict[str, Any]]
+    stop_reason: str | None = None
+    usage: Usage | None = None
+
+
+class StartMessage(_Shape):
+    """The message announced by ``message_start``."""
+
+    model: str | None = None
+    usage: Usage | None = None
+
+
+class MessageStart(_Shape):
+    """``message_start``."""
+
+    message: StartMessage
+
+
+class BlockStart(_Shape):
+    """``content_block_start``."""
+
+    index: int
+    content_block: dict[str, Any]
+
+
+class TextDelta(_Shape):
+    """A ``text_delta``."""
+
+    text: str
+
+
+class JsonDelta(_Shape):
+    """An ``input_json_delta``: a fragment of a tool call's input."""
+
+    partial_json: str
+
+
+class BlockDelta(_Shape):
+    """``content_block_delta``."""
+
+    index: int
+    delta: dict[str, Any]
+
+
+class StopDelta(_Shape):
+    """The ``delta`` of ``message_delta``."""
+
+    stop_reason: str | None = None
+
+
+class OutputUsage(_Shape):
+    """The ``usage`` of ``message_delta``: output tokens so far."""
+
+    output_tokens: int | None = None
+
+
+class MessageDelta(_Shape):
+    """``message_delta``: the stop reason and the final output token count."""
+
+    delta: StopDelta
+    usage: OutputUsage | None = None
