@@ -16,6 +16,10 @@ EXIT_RUN_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_STOPPED_EARLY = 3
 EXIT_INTERRUPTED = 130
+EXIT_HANGUP = 129
+"""SIGHUP ended the run (128 + 1, as a shell reports it)."""
+EXIT_TERMINATED = 143
+"""SIGTERM ended the run (128 + 15)."""
 
 T = TypeVar("T")
 

@@ -19,6 +19,7 @@ from quorum.cli.errors import (
     handled,
 )
 from quorum.cli.options import AppOptions
+from quorum.cli.signals import signals_cancel_current_task
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
@@ -174,15 +175,25 @@ async def _execute(
     )
     executor = container.tool_executor()
     redactor = container.redactor()
-    try:
-        await _require_sandbox(container, executor, low_risk_only)
-        result = await container.run_agent().execute(request)
-    finally:
-        renderer.close()
-        await executor.aclose()
-        await container.gateway().aclose()
-        for problem in getattr(executor, "problems", ()):
-            print(f"quorum: warning: {redactor.text(problem)}", file=sys.stderr)
+    with signals_cancel_current_task() as received:
+        try:
+            await _require_sandbox(container, executor, low_risk_only)
+            result = await container.run_agent().execute(request)
+        except asyncio.CancelledError:
+            if received.signum is None:
+                raise
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
+            result = None
+        finally:
+            received.armed = False
+            renderer.close()
+            await executor.aclose()
+            await container.gateway().aclose()
+            for problem in getattr(executor, "problems", ()):
+                print(f"quorum: warning: {redactor.text(problem)}", file=sys.stderr)
+    if result is None:
+        print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
+        return received.exit_code
     if result.stop_reason == "error":
         print(f"quorum: error: {result.detail}", file=sys.stderr)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
