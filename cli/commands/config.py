@@ -10,10 +10,8 @@ import click
 
 from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
+from quorum.cli.masking import mask_config
 from quorum.cli.options import AppOptions
-
-SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
-MASK = "********"
 
 
 @click.group()
@@ -33,7 +31,9 @@ def show(as_json: bool, config_path: Path | None) -> None:
         settings = container.settings()
         raw = container.raw_config()
         sandbox = container.sandbox()
-    effective = mask_secrets(effective_dict(settings))
+        redactor = container.redactor()
+    # Masked by what looks secret, then by value: a known secret is hidden wherever it appears.
+    effective, _ = redactor.data(mask_config(effective_dict(settings)))
     flat = dict(_flatten(effective))
     sources = {path: raw.source_of(path) or "default" for path in flat}
     run_command = f"{sandbox.describe()}: {sandbox.explain()}"
@@ -71,20 +71,6 @@ def effective_dict(settings: Any) -> dict[str, Any]:
     for key, section in settings.extensions.items():
         data[key] = section.model_dump(mode="json")
     return data
-
-
-def mask_secrets(value: Any, key: str = "") -> Any:
-    """Replace values of secret-looking keys (and every header value) with a mask."""
-    if isinstance(value, dict):
-        headers = key.lower() == "headers"
-        return {k: (MASK if headers and v else mask_secrets(v, k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_secrets(v, key) for v in value]
-    lowered = key.lower()
-    is_env_name = lowered.endswith("_env")
-    if value and not is_env_name and any(word in lowered for word in SECRET_WORDS):
-        return MASK
-    return value
 
 
 def _flatten(value: Any, prefix: str = ""):  # type: ignore[no-untyped-def]
