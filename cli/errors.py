@@ -10,6 +10,7 @@ from typing import TypeVar
 
 from quorum.domain.errors import ConfigurationError, QuorumError, RunFailure, UsageError
 from quorum.domain.secrets import Redactor, Secret
+from quorum.infrastructure.terminal_text import printable
 
 EXIT_OK = 0
 EXIT_RUN_FAILURE = 1
@@ -54,7 +55,8 @@ def exit_code_for(error: BaseException) -> int:
 def report(error: QuorumError) -> None:
     """Print ``error`` as one clear message on stderr (never a traceback)."""
     label = "configuration error" if isinstance(error, ConfigurationError) else "error"
-    print(f"quorum: {label}: {_redact(str(error))}", file=sys.stderr, flush=True)
+    # Messages may quote config values, paths and provider replies: escape what a terminal obeys.
+    print(f"quorum: {label}: {printable(_redact(str(error)))}", file=sys.stderr, flush=True)
 
 
 @contextmanager

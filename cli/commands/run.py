@@ -144,6 +144,7 @@ async def _execute(
     from quorum.cli.container import build_container, workspace_of
     from quorum.cli.model_choice import choose_model
     from quorum.cli.name_checks import check_configured_names
+    from quorum.infrastructure.terminal_text import printable
 
     renderer: Any
     if options.json:
@@ -190,12 +191,12 @@ async def _execute(
             await executor.aclose()
             await container.gateway().aclose()
             for problem in getattr(executor, "problems", ()):
-                print(f"quorum: warning: {redactor.text(problem)}", file=sys.stderr)
+                print(f"quorum: warning: {printable(redactor.text(problem))}", file=sys.stderr)
     if result is None:
         print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
         return received.exit_code
     if result.stop_reason == "error":
-        print(f"quorum: error: {result.detail}", file=sys.stderr)
+        print(f"quorum: error: {printable(result.detail or '')}", file=sys.stderr)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
 
 

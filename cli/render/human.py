@@ -1,4 +1,9 @@
-"""Human output: the model's text streamed to stdout; calls, reviews, results and status on stderr."""
+"""Human output: the model's text streamed to stdout; calls, reviews, results and status on stderr.
+
+Everything shown comes from models, files and tools, so every string passes through ``printable``
+(escape sequences and bidi overrides are shown escaped, never obeyed); only the renderer's own
+styling writes escape sequences.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +22,15 @@ from quorum.domain.events import (
     ToolResultEvent,
     TurnStarted,
 )
+from quorum.infrastructure.terminal_text import printable
 
 RESULT_PREVIEW = 300
 ARGUMENTS_PREVIEW = 200
 
 
 def _shorten(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+    """``text`` on one line, escaped, at most ``limit`` characters."""
+    flat = printable(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -72,7 +79,7 @@ class HumanRenderer:
             self._text_open = False
 
     def _on_run_started(self, event: RunStarted) -> None:
-        self._line(self._style(f"● run {event.run_id} · {event.model}", "2"))
+        self._line(self._style(printable(f"● run {event.run_id} · {event.model}"), "2"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
         self._close_text()  # each response's text starts on its own line
@@ -80,21 +87,21 @@ class HumanRenderer:
             self._line(self._style(f"── turn {event.turn}", "2"))
 
     def _on_text(self, event: TextDelta) -> None:
-        self._out.write(event.text)
+        self._out.write(printable(event.text))
         self._out.flush()
         self._text_open = not event.text.endswith("\n")
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         args = _shorten(json.dumps(event.arguments, ensure_ascii=False), ARGUMENTS_PREVIEW)
         risk = self._style("HIGH", "1;33") if event.risk == "high" else self._style("low", "2")
-        self._line(f"→ {event.name} {args}  [{risk}]")
+        self._line(f"→ {printable(event.name)} {args}  [{risk}]")
 
     def _on_review(self, event: ReviewEvent) -> None:
         word = self._style("APPROVED", "1;32") if event.approved else self._style("REJECTED", "1;31")
-        self._line(f"  {word} by {event.decided_by}: {event.reason}")
+        self._line(f"  {word} by {event.decided_by}: {printable(event.reason or '')}")
         for vote in event.votes:
             if vote.verdict != "approve" or self._verbosity > 0:
-                self._line(f"    {vote.reviewer}: {vote.verdict} — {vote.reason}")
+                self._line(f"    {printable(vote.reviewer)}: {vote.verdict} — {printable(vote.reason)}")
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         if event.is_rejected:
@@ -103,8 +110,8 @@ class HumanRenderer:
             mark = self._style("✗ error", "31")
         else:
             mark = self._style("✓", "32")
-        body = event.output if self._verbosity > 0 else _shorten(event.output, RESULT_PREVIEW)
-        self._line(f"← {event.name} {mark} ({event.duration_ms:.0f} ms) {body}")
+        body = printable(event.output) if self._verbosity > 0 else _shorten(event.output, RESULT_PREVIEW)
+        self._line(f"← {printable(event.name)} {mark} ({event.duration_ms:.0f} ms) {body}")
 
     def _on_run_finished(self, event: RunFinished) -> None:
         self._close_text()
@@ -118,7 +125,7 @@ class HumanRenderer:
         )
         self._line(self._style(summary, style), quiet_ok=True)
         if event.detail and event.stop_reason != "end_turn":
-            self._line(f"  {event.detail}", quiet_ok=True)
+            self._line(f"  {printable(event.detail)}", quiet_ok=True)
 
     def close(self) -> None:
         if self._spinner is not None:
