@@ -1,7 +1,9 @@
-"""File tools: read_file, write_file, edit_file, list_dir. Blocking; the source runs them in threads.
+"""File tools: read_file, write_file, edit_file, list_dir. Blocking; the source runs them in daemon threads.
 
 Each function takes the ``Workspace`` and the call's arguments, returns the text for the model and
 raises ``ToolRefusedError`` for expected failures (missing file, binary file, ambiguous edit…).
+Only regular files are read or written (``regular_files``), reads stream in bounded chunks
+(``read_lines``) and writes replace the file atomically (``atomic_write``).
 """
 
 from __future__ import annotations
@@ -11,9 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from quorum.domain.errors import ToolRefusedError
-from quorum.infrastructure.tools.workspace import Workspace
+from quorum.infrastructure.tools.atomic_write import Replaced, replace_file
+from quorum.infrastructure.tools.blocking import NEVER, StopFlag
+from quorum.infrastructure.tools.read_lines import read_lines
+from quorum.infrastructure.tools.regular_files import kind_of, open_regular, refuse_unless_regular
+from quorum.infrastructure.tools.workspace import Workspace, printable
 
 BINARY_SNIFF_BYTES = 8192
+EDIT_MAX_BYTES = 10_000_000
+NOTE_ROOM_BYTES = 200
+"""Room kept under the output cap for the note saying where the slice is."""
 
 
 def looks_binary(sample: bytes) -> bool:
@@ -41,46 +50,58 @@ def _existing_file(workspace: Workspace, raw: Any) -> Path:
     return path
 
 
-def read_file(workspace: Workspace, arguments: dict[str, Any], limit_bytes: int) -> str:
+def read_file(workspace: Workspace, arguments: dict[str, Any], limit_bytes: int, stop: StopFlag = NEVER) -> str:
     """Lines ``offset`` (1-based, default 1) to ``offset + limit - 1`` of a text file.
 
-    Reads line by line and stops after ``limit_bytes`` of text, so a huge file costs no more than
-    the output it can show. Binary files are summarised, not dumped.
+    Streams the file in bounded chunks and stops once ``limit_bytes`` of text are shown, so a
+    huge file (even one huge line) costs no more memory than the output. Binary files are
+    summarised, not dumped; pipes, sockets and devices are refused without being read.
     """
-    path = _existing_file(workspace, arguments.get("path"))
+    raw = arguments.get("path")
+    path = _existing_file(workspace, raw)
     offset = _int_arg(arguments, "offset", 1, 1) or 1
     limit = _int_arg(arguments, "limit", None, 1)
-    # peek, not read+seek: FIFOs and devices cannot seek back.
-    with path.open("rb", buffering=BINARY_SNIFF_BYTES) as handle:
+    shown = workspace.relative(path)
+    with open_regular(path, str(raw), "read_file") as handle:
+        size = os.fstat(handle.fileno()).st_size
         if looks_binary(handle.peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES]):
-            size = path.stat().st_size
-            return f"[binary file {workspace.relative(path)}, {size} bytes; not shown]"
-        kept: list[str] = []
-        used = 0
-        line_no = 0
-        more = False
-        for raw_line in handle:
-            line_no += 1
-            if line_no < offset:
-                continue
-            if (limit is not None and len(kept) >= limit) or used >= limit_bytes:
-                more = True
-                break
-            text = raw_line.decode("utf-8", errors="replace")
-            kept.append(text)
-            used += len(raw_line)
-    if line_no < offset and offset > 1:
-        raise ToolRefusedError(f"offset {offset} is past the end of {arguments.get('path')!r} ({line_no} lines)")
-    body = "".join(kept)
-    if more or offset > 1:
-        last = offset + len(kept) - 1
-        suffix = "; more follows, read on with offset" if more else ""
-        body += f"\n[lines {offset}-{last} of {workspace.relative(path)}{suffix}]"
-    return body
+            return f"[binary file {shown}, {size} bytes; not shown]"
+        budget = max(limit_bytes - NOTE_ROOM_BYTES, limit_bytes // 2)
+        lines = read_lines(handle, size, offset, limit, budget, stop)
+    if lines.shown == 0 and offset > 1:
+        raise ToolRefusedError(f"offset {offset} is past the end of {raw!r} ({lines.lines_seen} lines)")
+    body = lines.data.decode("utf-8", errors="replace")
+    notes = []
+    if lines.cut_line is not None:
+        kept = len(lines.data.rsplit(b"\n", 1)[-1])
+        notes.append(
+            f"line {lines.cut_line} is longer than the output limit: showed its first {kept} bytes "
+            f"({shown} is {size} bytes; use run_command with head -c or cut for the rest)"
+        )
+    if lines.more or offset > 1:
+        last = offset + lines.shown - 1
+        suffix = "; more follows, read on with offset" if lines.more else ""
+        notes.append(f"lines {offset}-{last} of {shown}{suffix}")
+    return body + "".join(f"\n[{note}]" for note in notes)
+
+
+def _lstat_or_none(path: Path, raw: Any, tool: str) -> os.stat_result | None:
+    try:
+        old = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    refuse_unless_regular(old.st_mode, str(raw), tool)
+    return old
+
+
+def _links_note(replaced: Replaced) -> str:
+    if not replaced.other_links:
+        return ""
+    return f"; it had {replaced.other_links} other hard link(s), which keep the old content"
 
 
 def write_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
-    """Create or overwrite a file with ``content``, creating parent directories inside the workspace."""
+    """Create or overwrite a file with ``content`` atomically, creating parent directories inside the workspace."""
     raw = arguments.get("path")
     content = arguments.get("content")
     if not isinstance(content, str):
@@ -88,12 +109,12 @@ def write_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
     path = workspace.resolve(raw)
     if path == workspace.root or path.is_dir():
         raise ToolRefusedError(f"{raw!r} is a directory")
-    existed = path.exists()
+    old = _lstat_or_none(path, raw, "write_file")
     path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8")
-    path.write_bytes(data)
-    verb = "overwrote" if existed else "created"
-    return f"{verb} {workspace.relative(path)} ({len(data)} bytes)"
+    replaced = replace_file(path, data, old)
+    verb = "overwrote" if replaced.existed else "created"
+    return f"{verb} {workspace.relative(path)} ({len(data)} bytes){_links_note(replaced)}"
 
 
 def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
@@ -105,7 +126,11 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
     if old == "":
         raise ToolRefusedError("old_text is empty; give the exact text to replace")
     path = _existing_file(workspace, raw)
-    data = path.read_bytes()
+    with open_regular(path, str(raw), "edit_file") as handle:
+        before = os.fstat(handle.fileno())
+        data = handle.read(EDIT_MAX_BYTES + 1)
+    if len(data) > EDIT_MAX_BYTES:
+        raise ToolRefusedError(f"{raw!r} is over {EDIT_MAX_BYTES // 1_000_000} MB; edit_file edits smaller files")
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
         raise ToolRefusedError(f"{raw!r} is a binary file; edit_file only edits text")
     try:
@@ -120,8 +145,8 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
             f"old_text occurs {count} times in {raw!r}; include more surrounding text so it is unique"
         )
     line = text[: text.index(old)].count("\n") + 1
-    path.write_text(text.replace(old, new, 1), encoding="utf-8", newline="")
-    return f"edited {workspace.relative(path)}: replaced 1 occurrence at line {line}"
+    replaced = replace_file(path, text.replace(old, new, 1).encode("utf-8"), before)
+    return f"edited {workspace.relative(path)}: replaced 1 occurrence at line {line}{_links_note(replaced)}"
 
 
 def list_dir(workspace: Workspace, arguments: dict[str, Any]) -> str:
@@ -135,11 +160,14 @@ def list_dir(workspace: Workspace, arguments: dict[str, Any]) -> str:
     lines: list[str] = []
     with os.scandir(path) as entries:
         for entry in sorted(entries, key=lambda e: e.name):
+            name = printable(entry.name)
             if entry.is_symlink():
-                lines.append(f"{entry.name}@ -> {os.readlink(entry.path)}")
+                lines.append(f"{name}@ -> {printable(os.readlink(entry.path))}")
             elif entry.is_dir():
-                lines.append(f"{entry.name}/")
+                lines.append(f"{name}/")
+            elif entry.is_file():
+                lines.append(f"{name}  ({entry.stat().st_size} bytes)")
             else:
-                lines.append(f"{entry.name}  ({entry.stat().st_size} bytes)")
+                lines.append(f"{name}  ({kind_of(entry.stat(follow_symlinks=False).st_mode)})")
     header = f"{workspace.relative(path)}: {len(lines)} entries"
     return "\n".join([header, *lines])

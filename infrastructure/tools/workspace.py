@@ -8,6 +8,18 @@ from pathlib import Path
 from quorum.domain.errors import ToolRefusedError
 
 
+def printable(name: str) -> str:
+    r"""A file name as text that can be printed and stored: bytes that are not UTF-8 shown as ``\xNN``.
+
+    Python decodes such bytes in names to lone surrogates, which no UTF-8 output can carry.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name
+
+
 class Workspace:
     """The directory built-in tools act in.
 
@@ -31,7 +43,10 @@ class Workspace:
         if not self._inside(lexical):
             where = "is outside" if candidate.is_absolute() else "climbs out of"
             raise ToolRefusedError(f"path {raw!r} {where} the workspace {self.root}; use a path inside it")
-        real = joined.resolve()
+        try:
+            real = joined.resolve()
+        except RuntimeError as error:  # Python 3.11 raises this for a symbolic link loop
+            raise ToolRefusedError(f"path {raw!r} is a symbolic link loop; refused") from error
         if not self._inside(real):
             raise ToolRefusedError(
                 f"path {raw!r} leads outside the workspace through a symbolic link (to {real}); refused"
@@ -43,8 +58,8 @@ class Workspace:
         try:
             rel = path.relative_to(self.root)
         except ValueError:
-            return str(path)
-        return str(rel) if str(rel) != "." else "."
+            return printable(str(path))
+        return printable(str(rel)) if str(rel) != "." else "."
 
     def contains(self, path: Path) -> bool:
         """Whether the real path of ``path`` is inside the workspace."""
