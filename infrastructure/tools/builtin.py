@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolParameter
 from quorum.infrastructure.tools import files, search
+from quorum.infrastructure.tools.blocking import StopFlag, run_blocking
 from quorum.infrastructure.tools.command_launch import CommandLauncher
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
@@ -46,10 +46,14 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ),
     ToolDefinition(
         name="grep_search",
-        description="Search file contents with a regular expression; prints path:line: text.",
+        description="Search file contents with a regular expression (RE2 syntax); prints path:line: text.",
         risk=LOW,
         parameters=(
-            _p("pattern", "Python regular expression."),
+            _p(
+                "pattern",
+                "Regular expression in RE2 syntax (no backreferences or lookaround; such a pattern falls "
+                "back to Python's re with a time budget per file).",
+            ),
             _p("path", "File or directory to search (default: the workspace).", "path", required=False),
             _p("glob", "Only files whose name matches this glob, e.g. '*.py'.", required=False),
             _p("max_results", "Stop after this many matching lines (default 200).", "integer", required=False),
@@ -109,8 +113,8 @@ class BuiltinToolSource:
         on_close: called by ``aclose`` (removes what the factory made for the launcher).
 
     ``run_command`` is listed with ``per_call_risk`` when a sandbox enforces the low-risk path, so
-    the read-only ``ask`` mode offers it and runs its low-risk calls. File work runs in worker
-    threads so a large read or search never blocks the event loop. Expected failures (path
+    the read-only ``ask`` mode offers it and runs its low-risk calls. File work runs in daemon
+    threads (``blocking``) so it never blocks the event loop or exit. Expected failures (path
     outside the workspace, missing file, ambiguous edit, bad regex, non-zero exit) are error
     results with a message the model can act on.
     """
@@ -131,13 +135,13 @@ class BuiltinToolSource:
         self._on_close = on_close
         limit = self._settings.output_limit_bytes
         ws = self.workspace
-        self._blocking: dict[str, Callable[[dict[str, Any]], str]] = {
-            "read_file": lambda a: files.read_file(ws, a, limit),
-            "write_file": lambda a: files.write_file(ws, a),
-            "edit_file": lambda a: files.edit_file(ws, a),
-            "list_dir": lambda a: files.list_dir(ws, a),
-            "glob_search": lambda a: search.glob_search(ws, a),
-            "grep_search": lambda a: search.grep_search(ws, a),
+        self._blocking: dict[str, Callable[[dict[str, Any], StopFlag], str]] = {
+            "read_file": lambda a, stop: files.read_file(ws, a, limit, stop),
+            "write_file": lambda a, stop: files.write_file(ws, a),
+            "edit_file": lambda a, stop: files.edit_file(ws, a),
+            "list_dir": lambda a, stop: files.list_dir(ws, a),
+            "glob_search": lambda a, stop: search.glob_search(ws, a, stop),
+            "grep_search": lambda a, stop: search.grep_search(ws, a, stop),
         }
 
     async def list_tools(self) -> Sequence[ToolDefinition]:
@@ -163,7 +167,8 @@ class BuiltinToolSource:
             if call.name == "run_command":
                 outcome = await self._run_command(arguments, clearance)
             elif call.name in self._blocking:
-                outcome = ToolOutcome(output=await asyncio.to_thread(self._blocking[call.name], arguments))
+                work = self._blocking[call.name]
+                outcome = ToolOutcome(output=await run_blocking(lambda stop: work(arguments, stop)))
             else:
                 return ToolOutcome(output=f"unknown built-in tool {call.name!r}", is_error=True)
         except ToolRefusedError as error:

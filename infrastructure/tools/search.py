@@ -1,23 +1,29 @@
-"""Search tools: glob_search and grep_search. Blocking; the source runs them in threads.
+"""Search tools: glob_search and grep_search. Blocking; the source runs them in daemon threads.
 
-Both stay inside the workspace (symlinks leading out are skipped), skip ``.git``, and stop at a
-result limit with a note, so a search of a large tree answers quickly and within the output cap.
+Both stay inside the workspace (symlinks leading out are skipped), skip ``.git`` and special files
+(named pipes, sockets, devices: never opened), stop at a result limit with a note, and check the
+call's stop flag as they go, so a search of a large or hostile tree answers quickly or is
+abandoned the moment its call is cancelled. Patterns are RE2 (see ``patterns``).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import re
-from collections.abc import Iterator
+import stat
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from quorum.domain.errors import ToolRefusedError
+from quorum.infrastructure.tools.blocking import NEVER, StopFlag
 from quorum.infrastructure.tools.files import BINARY_SNIFF_BYTES, looks_binary
+from quorum.infrastructure.tools.grep_scan import as_searchable, matching_lines
+from quorum.infrastructure.tools.patterns import Pattern, compile_pattern
+from quorum.infrastructure.tools.regex_fallback import FILE_BUDGET_SECONDS, FallbackSearch
+from quorum.infrastructure.tools.regular_files import NotRegularFileError, open_regular
+from quorum.infrastructure.tools.walk import SKIPPED_DIRS, Skipped, regular_files
 from quorum.infrastructure.tools.workspace import Workspace
 
-SKIPPED_DIRS = frozenset({".git"})
 GLOB_LIMIT = 1000
 GREP_DEFAULT_RESULTS = 200
 GREP_MAX_FILE_BYTES = 5_000_000
@@ -31,7 +37,7 @@ def _base_dir(workspace: Workspace, raw: Any) -> Path:
     return base
 
 
-def glob_search(workspace: Workspace, arguments: dict[str, Any]) -> str:
+def glob_search(workspace: Workspace, arguments: dict[str, Any], stop: StopFlag = NEVER) -> str:
     """Paths under ``path`` (default the workspace) matching ``pattern`` (``**`` for any depth)."""
     pattern = arguments.get("pattern")
     if not isinstance(pattern, str) or not pattern:
@@ -43,32 +49,31 @@ def glob_search(workspace: Workspace, arguments: dict[str, Any]) -> str:
     if not base.is_dir():
         raise ToolRefusedError(f"{arguments.get('path')!r} is not a directory")
     found: list[str] = []
+    special = 0
     more = False
     for match in base.glob(pattern):
+        stop.check()
         if SKIPPED_DIRS.intersection(match.relative_to(base).parts) or not workspace.contains(match):
+            continue
+        try:
+            mode = match.stat().st_mode
+        except (OSError, RuntimeError):  # vanished, or a link loop
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            special += 1
             continue
         if len(found) >= GLOB_LIMIT:
             more = True
             break
-        found.append(workspace.relative(match) + ("/" if match.is_dir() else ""))
+        found.append(workspace.relative(match) + ("/" if stat.S_ISDIR(mode) else ""))
+    skipped = f" ({special} special files such as named pipes skipped)" if special else ""
     if not found:
-        return f"no paths match {pattern!r} under {workspace.relative(base)}"
+        return f"no paths match {pattern!r} under {workspace.relative(base)}{skipped}"
     found.sort()
-    note = f"\n[stopped at {GLOB_LIMIT} matches; narrow the pattern]" if more else ""
-    return "\n".join(found) + note
-
-
-def _walk_files(workspace: Workspace, base: Path) -> Iterator[Path]:
-    if base.is_file():
-        yield base
-        return
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            if path.is_symlink() and not workspace.contains(path):
-                continue
-            yield path
+    notes = [f"stopped at {GLOB_LIMIT} matches; narrow the pattern"] if more else []
+    if special:
+        notes.append(f"{special} special files (named pipes, sockets, devices) skipped")
+    return "\n".join(found) + "".join(f"\n[{note}]" for note in notes)
 
 
 def _glob_matches(workspace: Workspace, path: Path, pattern: str) -> bool:
@@ -76,48 +81,95 @@ def _glob_matches(workspace: Workspace, path: Path, pattern: str) -> bool:
     return fnmatch.fnmatchcase(rel, pattern) if "/" in pattern else fnmatch.fnmatchcase(path.name, pattern)
 
 
-def grep_search(workspace: Workspace, arguments: dict[str, Any]) -> str:
-    """Lines matching the regular expression ``pattern``, as ``path:line: text``.
+def _file_hits(
+    pattern: Pattern,
+    fallback: FallbackSearch | None,
+    path: Path,
+    shown: str,
+    limit: int,
+    stop: StopFlag,
+    skipped: Skipped,
+) -> list[tuple[int, str]]:
+    with open_regular(path, shown, "grep_search") as handle:
+        if os.fstat(handle.fileno()).st_size > GREP_MAX_FILE_BYTES:
+            skipped.large += 1
+            return []
+        # Bounded even if the file grows while we read it.
+        data = handle.read(GREP_MAX_FILE_BYTES)
+    if looks_binary(data[:BINARY_SNIFF_BYTES]):
+        skipped.binary += 1
+        return []
+    if fallback is not None:
+        hits = fallback.search(path, limit)
+        if hits is None:
+            skipped.over_budget.append(shown)
+            return []
+        return hits
+    return [
+        (number, line[: LINE_CHARS * 4].decode("utf-8", errors="replace")[:LINE_CHARS])
+        for number, line in matching_lines(pattern, as_searchable(data), limit, stop)
+    ]
+
+
+def grep_search(workspace: Workspace, arguments: dict[str, Any], stop: StopFlag = NEVER) -> str:
+    """Lines matching the RE2 pattern ``pattern``, as ``path:line: text``.
 
     Searches ``path`` (a file or directory, default the workspace), only files whose name (or
-    relative path, when ``glob`` contains ``/``) matches ``glob``; skips binary files, files over
-    5 MB and ``.git``; stops after ``max_results`` lines (default 200).
+    relative path, when ``glob`` contains ``/``) matches ``glob``; skips binary files, special
+    files, files over 5 MB and ``.git``; stops after ``max_results`` lines (default 200). A
+    pattern only Python's ``re`` accepts is searched out of process with a time budget per file.
     """
-    pattern = arguments.get("pattern")
-    if not isinstance(pattern, str) or not pattern:
+    raw_pattern = arguments.get("pattern")
+    if not isinstance(raw_pattern, str) or not raw_pattern:
         raise ToolRefusedError("pattern must be a non-empty regular expression")
-    try:
-        regex = re.compile(pattern)
-    except re.error as error:
-        raise ToolRefusedError(f"pattern {pattern!r} is not a valid regular expression: {error}") from error
+    pattern = compile_pattern(raw_pattern)
     glob = arguments.get("glob")
     max_results = arguments.get("max_results", GREP_DEFAULT_RESULTS)
     if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
         raise ToolRefusedError(f"max_results must be a positive integer, got {max_results!r}")
     base = _base_dir(workspace, arguments.get("path"))
+    skipped = Skipped()
+    fallback = None
+    if pattern.engine == "python":
+        fallback = FallbackSearch(
+            raw_pattern, workspace.root, stop, line_chars=LINE_CHARS, max_bytes=GREP_MAX_FILE_BYTES
+        )
     hits: list[str] = []
-    skipped_binary = 0
-    for path in _walk_files(workspace, base):
-        if glob and not _glob_matches(workspace, path, str(glob)):
-            continue
-        try:
-            if path.stat().st_size > GREP_MAX_FILE_BYTES:
+    try:
+        for path in regular_files(workspace, base, stop, skipped):
+            if glob and not _glob_matches(workspace, path, str(glob)):
                 continue
-            with path.open("rb") as handle:
-                if looks_binary(handle.read(BINARY_SNIFF_BYTES)):
-                    skipped_binary += 1
-                    continue
-                handle.seek(0)
-                for number, raw in enumerate(handle, 1):
-                    line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                    if regex.search(line):
-                        hits.append(f"{workspace.relative(path)}:{number}: {line[:LINE_CHARS]}")
-                        if len(hits) >= max_results:
-                            return "\n".join(hits) + f"\n[stopped at {max_results} matches]"
-        except OSError:
-            continue  # unreadable files (permissions, vanished) are not the model's concern
+            shown = workspace.relative(path)
+            try:
+                found = _file_hits(pattern, fallback, path, shown, max_results - len(hits), stop, skipped)
+            except NotRegularFileError:
+                skipped.special += 1  # swapped for a pipe after the walk saw it
+                continue
+            except OSError:
+                skipped.unreadable += 1  # permissions, vanished: counted, not the model's concern
+                continue
+            hits.extend(f"{shown}:{number}: {text}" for number, text in found)
+            if len(hits) >= max_results:
+                break
+    finally:
+        if fallback is not None:
+            fallback.close()
+    return _report(pattern, hits, max_results, skipped, workspace.relative(base), glob)
+
+
+def _report(pattern: Pattern, hits: list[str], max_results: int, skipped: Skipped, where: str, glob: Any) -> str:
+    notes = skipped.notes(large_limit="5 MB")
+    if pattern.engine == "python":
+        notes.append(f"RE2 cannot run this pattern ({pattern.why_fallback}); searched with Python's re instead")
+    if skipped.over_budget:
+        names = ", ".join(skipped.over_budget[:5]) + (" …" if len(skipped.over_budget) > 5 else "")
+        notes.append(
+            f"the {FILE_BUDGET_SECONDS:g} s time budget per file cut the search of "
+            f"{len(skipped.over_budget)} files ({names}); simplify the pattern"
+        )
     if not hits:
-        where = workspace.relative(base)
-        skipped = f"; {skipped_binary} binary files skipped" if skipped_binary else ""
-        return f"no matches for {pattern!r} in {where}" + (f" (glob {glob!r})" if glob else "") + skipped
-    return "\n".join(hits)
+        text = f"no matches for {pattern.source!r} in {where}" + (f" (glob {glob!r})" if glob else "")
+        return text + "".join(f"; {note}" for note in notes)
+    if len(hits) >= max_results:
+        notes.insert(0, f"stopped at {max_results} matches")
+    return "\n".join(hits) + "".join(f"\n[{note}]" for note in notes)
