@@ -21,8 +21,8 @@ from quorum.infrastructure.tools.workspace import Workspace, printable
 
 BINARY_SNIFF_BYTES = 8192
 EDIT_MAX_BYTES = 10_000_000
-NOTE_ROOM_BYTES = 200
-"""Room kept under the output cap for the note saying where the slice is."""
+NOTE_ROOM_BYTES = 260
+"""Room kept under the output cap for the notes saying where the slice is (plus the file name twice)."""
 
 
 def looks_binary(sample: bytes) -> bool:
@@ -66,7 +66,8 @@ def read_file(workspace: Workspace, arguments: dict[str, Any], limit_bytes: int,
         size = os.fstat(handle.fileno()).st_size
         if looks_binary(handle.peek(BINARY_SNIFF_BYTES)[:BINARY_SNIFF_BYTES]):
             return f"[binary file {shown}, {size} bytes; not shown]"
-        budget = max(limit_bytes - NOTE_ROOM_BYTES, limit_bytes // 2)
+        room = NOTE_ROOM_BYTES + 2 * len(shown.encode())  # the notes name the file twice
+        budget = max(limit_bytes - room, limit_bytes // 2)
         lines = read_lines(handle, size, offset, limit, budget, stop)
     if lines.shown == 0 and offset > 1:
         raise ToolRefusedError(f"offset {offset} is past the end of {raw!r} ({lines.lines_seen} lines)")

@@ -180,9 +180,7 @@ async def test_grep_search_glob_case_and_limit(source: BuiltinToolSource) -> Non
     assert bad.is_error and "not a valid regular expression" in bad.output
 
 
-async def test_a_named_pipe_is_refused_without_waiting_for_a_writer(
-    source: BuiltinToolSource, workspace: Path
-) -> None:
+async def test_a_named_pipe_is_refused_without_waiting_for_a_writer(source: BuiltinToolSource, workspace: Path) -> None:
     """Before, read_file opened the FIFO and waited for a writer: the call (and the process) hung."""
     os.mkfifo(workspace / "pipe")
     async with asyncio.timeout(30):  # a guard against a hang, not a timing assertion
