@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,8 +14,18 @@ from typing import Any
 from quorum.domain.errors import ConfigurationError
 
 ENV_PREFIX = "QUORUM_"
-ENV_NOT_CONFIG = frozenset({"QUORUM_DISABLE_PLUGIN_AUTOLOAD", "QUORUM_CONFIG", "QUORUM_DB", "QUORUM_TRACE_PLUGINS"})
+STRICT_ENV = "QUORUM_STRICT_ENV"
+"""Set to 1: a QUORUM_* variable that is not a configuration key is an error, not a warning."""
+ENV_NOT_CONFIG = frozenset(
+    {"QUORUM_DISABLE_PLUGIN_AUTOLOAD", "QUORUM_CONFIG", "QUORUM_DB", "QUORUM_TRACE_PLUGINS", STRICT_ENV}
+)
 """QUORUM_* variables that are switches, not config keys (QUORUM_DB is mapped to storage.path)."""
+MAX_FILE_BYTES = 10_000_000
+"""A configuration file larger than this is refused (no reason to read a huge file whole)."""
+MAX_TABLE_DEPTH = 32
+"""Tables and arrays nested deeper than this are refused: merging and validation recurse."""
+PATH_KEYS = (("tools", "workspace"), ("storage", "path"))
+"""Keys holding paths, which in a file are relative to the file's directory."""
 
 
 @dataclass
@@ -22,28 +34,78 @@ class Layer:
 
     label: str
     data: dict[str, Any] = field(default_factory=dict)
+    variables: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Environment layer only: each variable's name → the key path it set."""
 
 
 def read_toml(path: Path, label: str | None = None) -> Layer:
-    """Parse a TOML file into a layer.
+    """Parse a TOML file into a layer; relative paths in it (``PATH_KEYS``) are made absolute from its directory.
+
+    A UTF-8 byte-order mark is accepted.
 
     Raises:
-        ConfigurationError: the file is missing, unreadable or not valid TOML (with line/column).
+        ConfigurationError: the file is missing, not a regular file, too large, unreadable, not
+            valid TOML (with line/column) or nested too deeply.
     """
     name = label or str(path)
     try:
-        raw = path.read_bytes()
+        info = path.stat()
     except FileNotFoundError:
         raise ConfigurationError("file not found", source=name) from None
     except OSError as error:
         raise ConfigurationError(f"cannot read: {error.strerror}", source=name) from None
+    # Checked before opening: reading a FIFO would block for ever, a directory is no config.
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigurationError(f"not a regular file ({_file_kind(info.st_mode)})", source=name)
+    if info.st_size > MAX_FILE_BYTES:
+        raise ConfigurationError(f"too large ({info.st_size} bytes; the limit is {MAX_FILE_BYTES})", source=name)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigurationError("not UTF-8 text", source=name) from None
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ConfigurationError(f"cannot read: {error.strerror}", source=name) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise ConfigurationError(f"not UTF-8 text (byte {error.start})", source=name) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"invalid TOML: {error}", source=name) from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigurationError(f"nested too deeply (more than {MAX_TABLE_DEPTH} levels)", source=name) from None
+    if _depth(data) > MAX_TABLE_DEPTH:
+        raise ConfigurationError(f"nested too deeply (more than {MAX_TABLE_DEPTH} levels)", source=name)
+    _resolve_paths(data, path.absolute().parent)
     return Layer(name, data)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
+
+
+def _depth(value: Any) -> int:
+    """How deeply tables and arrays nest, measured without recursion (stops past the limit)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack and deepest <= MAX_TABLE_DEPTH:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is not None:
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _resolve_paths(data: dict[str, Any], base: Path) -> None:
+    """Make each relative path of ``PATH_KEYS`` absolute from ``base`` (``~`` is left to expand later)."""
+    for section, key in PATH_KEYS:
+        table = data.get(section)
+        value = table.get(key) if isinstance(table, dict) else None
+        if isinstance(value, str) and value and not value.startswith("~") and not Path(value).is_absolute():
+            table[key] = os.path.normpath(base / value)  # type: ignore[index]
 
 
 def env_layer(env: Mapping[str, str]) -> Layer:
@@ -53,6 +115,7 @@ def env_layer(env: Mapping[str, str]) -> Layer:
     ``QUORUM_DB`` sets ``storage.path``.
     """
     data: dict[str, Any] = {}
+    variables: dict[str, tuple[str, ...]] = {}
     for name in sorted(env):
         if not name.startswith(ENV_PREFIX) or name in ENV_NOT_CONFIG:
             continue
@@ -63,12 +126,31 @@ def env_layer(env: Mapping[str, str]) -> Layer:
         if value[:1] in "[{":
             try:
                 value = json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise ConfigurationError("value is not valid JSON", source="environment", key=name) from None
+            if _depth(value) > MAX_TABLE_DEPTH:
+                raise ConfigurationError("value nested too deeply", source="environment", key=name)
+        variables[name] = tuple(parts)
         set_path(data, parts, value)
     if env.get("QUORUM_DB"):
         set_path(data, ["storage", "path"], env["QUORUM_DB"])
-    return Layer("environment", data)
+    return Layer("environment", data, variables)
+
+
+def drop_path(data: dict[str, Any], parts: tuple[str, ...]) -> None:
+    """Remove ``data[p0][p1]…`` and the tables left empty by it."""
+    trail = []
+    node: Any = data
+    for part in parts[:-1]:
+        if not isinstance(node, dict) or not isinstance(node.get(part), dict):
+            return
+        trail.append((node, part))
+        node = node[part]
+    node.pop(parts[-1], None)
+    for parent, part in reversed(trail):
+        if parent[part]:
+            break
+        del parent[part]
 
 
 def set_path(data: dict[str, Any], parts: list[str], value: Any) -> None:

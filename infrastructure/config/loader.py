@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from quorum.domain.errors import ConfigurationError
-from quorum.infrastructure.config.errors import did_you_mean, raise_validation
-from quorum.infrastructure.config.layers import Layer, env_layer, merge, origin_of, read_toml
+from quorum.infrastructure.config.errors import did_you_mean, fields_at, raise_validation
+from quorum.infrastructure.config.layers import (
+    STRICT_ENV,
+    Layer,
+    drop_path,
+    env_layer,
+    merge,
+    origin_of,
+    read_toml,
+)
+from quorum.infrastructure.config.paths import check_workspace
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.config.sections import PluginsSettings
 
@@ -29,11 +39,19 @@ class ProviderInstance:
 
 @dataclass(frozen=True)
 class RawConfig:
-    """Merged configuration data before validation, with the origin of every value."""
+    """Merged configuration data before validation, with the origin of every value.
+
+    ``not_config`` lists the ``QUORUM_*`` variables already known not to be configuration keys
+    (left out of ``data``); ``env_variables`` maps the others to the key path each set, so the
+    ones naming no section at all can be told apart once plugin sections are known.
+    """
 
     data: dict[str, Any]
     origins: dict[str, str]
     files: tuple[str, ...]
+    not_config: tuple[str, ...] = ()
+    env_variables: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    strict_env: bool = False
 
     def source_of(self, path: str) -> str | None:
         return origin_of(self.origins, path)
@@ -52,20 +70,61 @@ def collect_layers(
     Built-in defaults are the schema's defaults. ``QUORUM_CONFIG`` stands in for ``--config``.
     """
     layers: list[Layer] = []
-    if user_config_dir is not None and (user_config_dir / LOCAL_CONFIG).is_file():
+    # exists(), not is_file(): a directory or FIFO where a config file should be is an error,
+    # never silently skipped.
+    if user_config_dir is not None and (user_config_dir / LOCAL_CONFIG).exists():
         layers.append(read_toml(user_config_dir / LOCAL_CONFIG))
     local = cwd / LOCAL_CONFIG
     explicit = config_path or (Path(env["QUORUM_CONFIG"]) if env.get("QUORUM_CONFIG") else None)
-    if local.is_file() and (explicit is None or explicit.resolve() != local.resolve()):
+    if local.exists() and (explicit is None or explicit.resolve() != local.resolve()):
         layers.append(read_toml(local, LOCAL_CONFIG))
     if explicit is not None:
         layers.append(read_toml(explicit, str(explicit)))
-    layers.append(env_layer(env))
+    environment = env_layer(env)
+    not_config = sorted(name for name, parts in environment.variables.items() if _core_key(parts) is False)
+    for name in not_config:  # before merging, so nothing (not even [plugins]) reads them
+        drop_path(environment.data, environment.variables.pop(name))
+    layers.append(environment)
     if overrides:
         layers.append(Layer("command line", dict(overrides)))
     data, origins = merge(layers)
     files = tuple(layer.label for layer in layers if layer.label not in ("environment", "command line"))
-    return RawConfig(data, origins, files)
+    strict = env.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return RawConfig(data, origins, files, tuple(not_config), environment.variables, strict)
+
+
+def _core_key(parts: tuple[str, ...]) -> bool | None:
+    """Whether ``parts`` is a key of Quorum's own schema; None when a plugin section may own it."""
+    if parts[0] not in CORE_KEYS:
+        return None
+    if parts[0] == "providers":
+        return True  # any name; each provider kind validates its own keys
+    known = fields_at(Settings, parts[:-1])
+    return not known or parts[-1] in known
+
+
+def _ignore_env(raw: RawConfig, data: dict[str, Any], sections: Mapping[str, Any], warn: Callable[[str], None]) -> None:
+    """Leave out ``QUORUM_*`` variables that are not configuration keys: warn, or fail when strict.
+
+    Raises:
+        ConfigurationError: ``QUORUM_STRICT_ENV`` is set and a variable is not a configuration key.
+    """
+    ignored = list(raw.not_config)
+    for name, parts in raw.env_variables.items():
+        top = parts[0]
+        only_env = all(label == "environment" for path, label in raw.origins.items() if path.split(".")[0] == top)
+        if top not in CORE_KEYS and top not in sections and only_env:
+            ignored.append(name)
+            data.pop(top, None)
+    if ignored and raw.strict_env:
+        names = ", ".join(sorted(ignored))
+        raise ConfigurationError(f"{names}: not a configuration key ({STRICT_ENV} is set)", source="environment")
+    for name in sorted(ignored):
+        warn(f"ignoring {name}: not a configuration key")
+
+
+def _stderr_warning(message: str) -> None:
+    print(f"quorum: warning: {message}", file=sys.stderr, flush=True)
 
 
 def blocked_plugins(raw: RawConfig) -> list[str]:
@@ -82,6 +141,7 @@ def validate(
     *,
     provider_models: Mapping[str, type[BaseModel] | None],
     section_models: Mapping[str, type[BaseModel]],
+    warn: Callable[[str], None] = _stderr_warning,
 ) -> Settings:
     """Validate the merged data against the core schema, provider kinds and plugin sections.
 
@@ -89,11 +149,14 @@ def validate(
         raw: merged layers.
         provider_models: registered provider kinds → their settings model (None: no settings).
         section_models: plugin-declared top-level sections → their model.
+        warn: receives one message per ``QUORUM_*`` variable ignored as not a configuration key.
 
     Raises:
-        ConfigurationError: every problem, one per line, as ``file: key.path: message``.
+        ConfigurationError: every problem, one per line, as ``file: key.path: message``; a
+            ``[tools] workspace`` that is not a directory.
     """
     data = dict(raw.data)
+    _ignore_env(raw, data, section_models, warn)
     extensions: dict[str, Any] = {}
     for key in [k for k in data if k not in CORE_KEYS]:
         value = data.pop(key)
@@ -123,6 +186,7 @@ def validate(
         core = Settings.model_validate(data)
     except ValidationError as error:
         raise_validation(error, Settings, source_of=raw.source_of)
+    check_workspace(core.tools.workspace, raw.source_of("tools.workspace"))
     return core.model_copy(update={"providers": providers, "extensions": extensions})
 
 
