@@ -201,12 +201,15 @@ class ProviderSession(ABC):
             async with self._open(request, stream=False) as raw:
                 started = True
                 body = await read_json(raw.http_response, timeout=self._errors.timeout)
-            response = self._parse(body)
         except Exception as error:
             translated = self._translated(error, mid_stream=started)
             if translated is error:
                 raise
             raise translated from error
+        try:
+            response = self._parse(body)
+        except (MalformedResponse, ErrorReply) as error:
+            raise self._translated(error) from error
         self._append(Message(role="assistant", content=response.content))
         return response
 

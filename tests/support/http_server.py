@@ -67,7 +67,7 @@ class ScriptedHttpServer:
         self._lock = threading.Lock()
         self.requests: list[Recorded] = []
         self.unexpected = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._httpd.owner = self  # type: ignore[attr-defined]
@@ -111,6 +111,16 @@ class ScriptedHttpServer:
             with self._lock:
                 self.unexpected += 1
             return JsonReply(400, {"error": {"message": f"render failed: {error!r}", "type": "script"}})
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that give up on a hostile reply reset the connection: expected, not worth a traceback."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
