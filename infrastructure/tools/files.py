@@ -112,7 +112,10 @@ def write_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
         raise ToolRefusedError(f"{raw!r} is a directory")
     old = _lstat_or_none(path, raw, "write_file")
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = content.encode("utf-8")
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ToolRefusedError(f"content is not valid Unicode text ({error.reason} at {error.start})") from error
     replaced = replace_file(path, data, old)
     verb = "overwrote" if replaced.existed else "created"
     return f"{verb} {workspace.relative(path)} ({len(data)} bytes){_links_note(replaced)}"
@@ -146,7 +149,11 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
             f"old_text occurs {count} times in {raw!r}; include more surrounding text so it is unique"
         )
     line = text[: text.index(old)].count("\n") + 1
-    replaced = replace_file(path, text.replace(old, new, 1).encode("utf-8"), before)
+    try:
+        new_data = text.replace(old, new, 1).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ToolRefusedError(f"new_text is not valid Unicode text ({error.reason})") from error
+    replaced = replace_file(path, new_data, before)
     return f"edited {workspace.relative(path)}: replaced 1 occurrence at line {line}{_links_note(replaced)}"
 
 

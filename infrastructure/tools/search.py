@@ -9,8 +9,10 @@ abandoned the moment its call is cancelled. Patterns are RE2 (see ``patterns``).
 from __future__ import annotations
 
 import fnmatch
+import heapq
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -38,7 +40,11 @@ def _base_dir(workspace: Workspace, raw: Any) -> Path:
 
 
 def glob_search(workspace: Workspace, arguments: dict[str, Any], stop: StopFlag = NEVER) -> str:
-    """Paths under ``path`` (default the workspace) matching ``pattern`` (``**`` for any depth)."""
+    """Paths under ``path`` (default the workspace) matching ``pattern`` (``**`` for any depth).
+
+    Shows the first ``GLOB_LIMIT`` paths in sorted order (the same answer every time, kept in a
+    bounded heap so memory does not grow with the tree) and says how many matched in all.
+    """
     pattern = arguments.get("pattern")
     if not isinstance(pattern, str) or not pattern:
         raise ToolRefusedError("pattern must be a non-empty glob such as '**/*.py'")
@@ -48,29 +54,29 @@ def glob_search(workspace: Workspace, arguments: dict[str, Any], stop: StopFlag 
     base = _base_dir(workspace, arguments.get("path"))
     if not base.is_dir():
         raise ToolRefusedError(f"{arguments.get('path')!r} is not a directory")
-    found: list[str] = []
-    special = 0
-    more = False
-    for match in base.glob(pattern):
-        stop.check()
-        if SKIPPED_DIRS.intersection(match.relative_to(base).parts) or not workspace.contains(match):
-            continue
-        try:
-            mode = match.stat().st_mode
-        except (OSError, RuntimeError):  # vanished, or a link loop
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            special += 1
-            continue
-        if len(found) >= GLOB_LIMIT:
-            more = True
-            break
-        found.append(workspace.relative(match) + ("/" if stat.S_ISDIR(mode) else ""))
-    skipped = f" ({special} special files such as named pipes skipped)" if special else ""
+    counts = {"total": 0, "special": 0}
+
+    def matches() -> Iterator[str]:
+        for match in base.glob(pattern):
+            stop.check()
+            if SKIPPED_DIRS.intersection(match.relative_to(base).parts) or not workspace.contains(match):
+                continue
+            try:
+                mode = match.stat().st_mode
+            except (OSError, RuntimeError):  # vanished, or a link loop
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                counts["special"] += 1
+                continue
+            counts["total"] += 1
+            yield workspace.relative(match) + ("/" if stat.S_ISDIR(mode) else "")
+
+    found = heapq.nsmallest(GLOB_LIMIT, matches())
+    total, special = counts["total"], counts["special"]
     if not found:
+        skipped = f" ({special} special files such as named pipes skipped)" if special else ""
         return f"no paths match {pattern!r} under {workspace.relative(base)}{skipped}"
-    found.sort()
-    notes = [f"stopped at {GLOB_LIMIT} matches; narrow the pattern"] if more else []
+    notes = [f"showed the first {GLOB_LIMIT} of {total} matches; narrow the pattern"] if total > GLOB_LIMIT else []
     if special:
         notes.append(f"{special} special files (named pipes, sockets, devices) skipped")
     return "\n".join(found) + "".join(f"\n[{note}]" for note in notes)

@@ -62,8 +62,11 @@ class Workspace:
         return printable(str(rel)) if str(rel) != "." else "."
 
     def contains(self, path: Path) -> bool:
-        """Whether the real path of ``path`` is inside the workspace."""
-        return self._inside(path.resolve())
+        """Whether the real path of ``path`` is inside the workspace (``False`` for a link loop)."""
+        try:
+            return self._inside(path.resolve())
+        except (RuntimeError, OSError):
+            return False
 
     def _inside(self, path: Path) -> bool:
         return path == self.root or self.root in path.parents

@@ -228,3 +228,9 @@ async def test_names_that_are_not_utf8_are_shown_escaped(source: BuiltinToolSour
     assert "caf\\xe9.txt  (7 bytes)" in listing.output
     for text in (grep.output, glob.output, listing.output):
         text.encode("utf-8")  # printable and storable
+
+
+async def test_text_that_is_not_valid_unicode_is_refused(source: BuiltinToolSource, workspace: Path) -> None:
+    outcome = await run(source, "write_file", path="lone.txt", content="\ud800")
+    assert outcome.is_error and "content is not valid Unicode text" in outcome.output
+    assert not (workspace / "lone.txt").exists()
