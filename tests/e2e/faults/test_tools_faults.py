@@ -211,8 +211,8 @@ def test_binary_files_are_summarised_and_skipped(cli: Cli) -> None:
     assert edit["is_error"] and "binary file" in edit["output"]
 
 
-def test_a_file_replaced_by_a_pipe_between_listing_and_reading(cli: Cli, tmp_path: Path) -> None:
-    """A file deleted mid-search: here the file vanishes before the run; a dangling link remains."""
+def test_a_vanished_file_behind_a_dangling_link(cli: Cli, tmp_path: Path) -> None:
+    """A file deleted from under a link: the search counts it unreadable, read_file says it is missing."""
     (cli.workspace / "gone.txt").symlink_to(tmp_path / "ws" / "vanished.txt")
     cli.write("here.txt", "needle\n")
     result = run_calls(cli, ("grep_search", {"pattern": "needle"}), ("read_file", {"path": "gone.txt"}), expect_code=0)
