@@ -16,8 +16,10 @@ class AnthropicSettings(Section):
         base_url: the endpoint *without* ``/v1``; unset means the SDK default, or
             ``ANTHROPIC_BASE_URL`` when that is set. With a base URL and no key, a placeholder key
             is sent.
-        max_retries: retries of 408/409/429/5xx/529 and connection errors, with the SDK's backoff.
-        timeout: seconds to wait for a response (connecting is capped at 10 s).
+        max_retries: retries of 408/409/429/5xx/529 and connection errors, with the SDK's backoff; a
+            ``Retry-After`` over 60 s is not waited for (the error says so).
+        timeout: seconds to wait for a response (connecting is capped at 10 s): for the whole body
+            of a plain response, and between two events of a stream (keepalive comments do not count).
         max_tokens: output token cap per response (the Messages API requires one).
         headers: extra HTTP headers sent with every request.
     """

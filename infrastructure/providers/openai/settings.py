@@ -16,8 +16,10 @@ class OpenAISettings(Section):
         base_url: the endpoint including ``/v1`` (e.g. ``http://localhost:11434/v1`` for Ollama);
             unset means the SDK default, or ``OPENAI_BASE_URL`` when that is set. With a base URL
             and no key, a placeholder key is sent (local servers need none).
-        max_retries: retries of 408/409/429/5xx and connection errors, with the SDK's backoff.
-        timeout: seconds to wait for a response (connecting is capped at 10 s).
+        max_retries: retries of 408/409/429/5xx and connection errors, with the SDK's backoff; a
+            ``Retry-After`` over 60 s is not waited for (the error says so).
+        timeout: seconds to wait for a response (connecting is capped at 10 s): for the whole body
+            of a plain response, and between two events of a stream (keepalive comments do not count).
         max_tokens: output token cap per response; unset lets the server decide. Sent as
             ``max_completion_tokens`` to the OpenAI API and as ``max_tokens`` to a custom
             ``base_url`` (what compatible servers understand).
