@@ -15,7 +15,11 @@ def test_a_clean_run_keeps_every_invariant(cli: Cli) -> None:
 
 
 def test_a_process_left_running_in_the_workspace_fails_the_case(cli: Cli) -> None:
-    command = "nohup setsid sleep 300 >/dev/null 2>&1 &"
+    # The escaped process writes its pid once it is in its own session; the command waits for that,
+    # so the process group kill at the command's end cannot catch it before it escapes.
+    command = (
+        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' >/dev/null 2>&1 & until [ -s escaped.pid ]; do :; done"
+    )
     model = scripted(cli, [{"tool_calls": [{"name": "run_command", "arguments": {"command": command}}]}, {"text": "x"}])
     with pytest.raises(AssertionError, match="processes left running"):
         run_fault(cli, "run", "--json", "--yes", "--model", model, "go", expect_code=0, timeout=30)
