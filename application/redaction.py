@@ -1,10 +1,11 @@
-"""``RedactingObserver``: no run event leaves the loop carrying a known secret value."""
+"""``RedactingObserver``: no run event leaves the loop carrying a known secret value or unwritable text."""
 
 from __future__ import annotations
 
 from quorum.application.ports.observer import RunObserver
 from quorum.domain.events import RunEvent, ToolResultEvent
 from quorum.domain.secrets import Redactor
+from quorum.domain.text import map_strings, valid_unicode
 
 
 class RedactingObserver:
@@ -13,7 +14,8 @@ class RedactingObserver:
     Tool outputs are redacted earlier (before the model sees them); this catches what the loop
     does not produce itself: a provider error echoing a key in ``run_finished``'s ``detail``, a
     reviewer's failure in a vote's reason, a key the user pasted into the task. A ``tool_result``
-    changed here is flagged ``redacted``.
+    changed here is flagged ``redacted``. Lone surrogates (a model's JSON may escape one, U+D800), which no
+    UTF-8 sink can write, become U+FFFD first, so renderers and the run log never fail on an event.
     """
 
     def __init__(self, observer: RunObserver, redactor: Redactor) -> None:
@@ -21,7 +23,8 @@ class RedactingObserver:
         self._redactor = redactor
 
     def on_event(self, event: RunEvent) -> None:
-        clean, changed = self._redactor.data(event)
-        if changed and isinstance(clean, ToolResultEvent):
+        writable, _ = map_strings(event, valid_unicode)
+        clean, redacted = self._redactor.data(writable)
+        if redacted and isinstance(clean, ToolResultEvent):
             clean = clean.model_copy(update={"redacted": True})
         self._observer.on_event(clean)

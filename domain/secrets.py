@@ -9,11 +9,11 @@ while protecting nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from quorum.domain.text import map_strings
 
 MIN_SECRET_LENGTH = 8
 
@@ -71,32 +71,8 @@ class Redactor:
     def data(self, value: Any) -> tuple[Any, bool]:
         """``value`` with secrets replaced in every string it holds, and whether anything was.
 
-        Walks str, mappings (keys too), lists, tuples and pydantic models (a changed model is a
-        ``model_copy`` with the changed fields); other values are returned as they are.
+        Walks what ``quorum.domain.text.map_strings`` walks (str, mappings, lists, tuples, models).
         """
         if self._pattern is None:
             return value, False
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, BaseModel):
-            update = {}
-            for name, item in value.__dict__.items():
-                new_item, changed = self.data(item)
-                if changed:
-                    update[name] = new_item
-            return (value.model_copy(update=update), True) if update else (value, False)
-        if isinstance(value, Mapping):
-            changed = False
-            out: dict[Any, Any] = {}
-            for key, item in value.items():
-                new_key, key_changed = self.data(key)
-                new_item, item_changed = self.data(item)
-                out[new_key] = new_item
-                changed = changed or key_changed or item_changed
-            return (out, True) if changed else (value, False)
-        if isinstance(value, list | tuple):
-            items = [self.data(item) for item in value]
-            if not any(changed for _, changed in items):
-                return value, False
-            return type(value)(item for item, _ in items), True
-        return value, False
+        return map_strings(value, self.redact)

@@ -30,6 +30,7 @@ from quorum.domain.events import (
 from quorum.domain.responses import LlmResponse, Usage
 from quorum.domain.secrets import Redactor
 from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
+from quorum.domain.text import valid_unicode
 from quorum.domain.tools import RiskAssessment, RiskLevel, ToolDefinition, ToolResultMessage, ToolSpec
 
 TURN_LIMIT_NOTE = (
@@ -87,7 +88,7 @@ class RunAgent:
         self._schema = schema
         self._reviewer = reviewer
         self._redactor = redactor or Redactor()
-        self._observer: RunObserver = RedactingObserver(observer, self._redactor) if self._redactor else observer
+        self._observer: RunObserver = RedactingObserver(observer, self._redactor)
         self._clock = clock
         self._new_run_id = new_run_id
         self._validator = ArgumentValidator()
@@ -292,8 +293,8 @@ class RunAgent:
 
     def _finish(self, state: _RunState, reason: RunStopReason, detail: str | None) -> RunResult:
         if detail is not None:
-            detail = self._redactor.text(detail)
-        state.last_text = self._redactor.text(state.last_text)
+            detail = self._redactor.text(valid_unicode(detail)[0])
+        state.last_text = self._redactor.text(valid_unicode(state.last_text)[0])
         event = RunFinished(
             stop_reason=reason, turns=state.turns, output=state.last_text, usage=state.usage, detail=detail
         )

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from quorum.domain.errors import ToolRefusedError
+from quorum.domain.text import valid_unicode
 
 
 def printable(name: str) -> str:
@@ -37,6 +38,8 @@ class Workspace:
         raw = default if path is None or path == "" else str(path)
         if "\x00" in raw:
             raise ToolRefusedError(f"path {raw!r} contains a NUL byte")
+        if valid_unicode(raw)[1]:
+            raise ToolRefusedError(f"path {raw!r} is not valid Unicode (it holds a lone surrogate)")
         candidate = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
         joined = candidate if candidate.is_absolute() else self.root / candidate
         lexical = Path(os.path.normpath(joined))
