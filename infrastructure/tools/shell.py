@@ -9,6 +9,7 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from quorum.application.ports.tool_executor import ToolOutcome
 
@@ -71,6 +72,24 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
+async def _spawn(argv: Sequence[str], **options: Any) -> asyncio.subprocess.Process:
+    """``create_subprocess_exec`` that, cancelled mid-spawn, still kills the group it started.
+
+    The child exists as soon as the fork is done, before the pipes are connected. Cancelled there
+    (a signal ending the run), asyncio kills only the direct child, and a shell's children would
+    outlive it, so the spawn is shielded, finished, and its whole group killed before giving up.
+    """
+    spawn = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **options))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            process = await spawn
+            _kill_group(process)
+            await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)  # reaped, pipes closed
+        raise
+
+
 async def run_command(
     argv: Sequence[str],
     *,
@@ -87,8 +106,8 @@ async def run_command(
     fill a pipe and stall) and each is capped at ``limit_bytes``. The result states the exit code;
     a non-zero exit or a timeout is an error result.
     """
-    process = await asyncio.create_subprocess_exec(
-        *argv,
+    process = await _spawn(
+        argv,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
