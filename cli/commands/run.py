@@ -79,9 +79,11 @@ def ask(task: tuple[str, ...], **flags: Any) -> None:
 
 
 def _read_task(words: tuple[str, ...]) -> str:
-    text = " ".join(words).strip()
+    # Bytes that are not UTF-8 (in argv as surrogate escapes, or on stdin) become U+FFFD: the
+    # task goes into JSON events and provider requests, which take only valid text.
+    text = " ".join(words).encode("utf-8", "surrogateescape").decode("utf-8", "replace").strip()
     if not text and not sys.stdin.isatty():
-        text = sys.stdin.read().strip()
+        text = sys.stdin.buffer.read().decode("utf-8", "replace").strip()
     if not text:
         raise click.UsageError("give the task as an argument (or on stdin)")
     return text
