@@ -268,6 +268,8 @@ def decode_arguments(text: str) -> tuple[dict[str, Any], str | None, str | None]
         value = json.loads(text)
     except ValueError as error:
         return {}, f"the arguments are not valid JSON: {error}", text
+    except RecursionError:  # json.loads recurses per nesting level: ~1,000 levels exhaust the stack
+        return {}, "the arguments are nested too deeply to read", text
     if not isinstance(value, dict):
         return {}, f"the arguments must be a JSON object, got {type(value).__name__}", text
     return value, None, None

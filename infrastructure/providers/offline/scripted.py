@@ -76,6 +76,8 @@ def load_script(reference: str) -> tuple[str, list[ScriptedTurn]]:
         raise UsageError(
             f"scripted model: {path_text} is not valid {path.suffix.lstrip('.') or 'TOML'}: {error}"
         ) from None
+    except RecursionError:
+        raise UsageError(f"scripted model: {path_text} is nested too deeply to read") from None
     try:
         script = Script.model_validate(data)
     except ValidationError as error:
