@@ -42,9 +42,13 @@ ParamType = Literal["string", "path", "number", "integer", "boolean", "array", "
 
 
 class ToolParameter(BaseModel):
-    """One named parameter of a tool. ``path`` is a string the tool resolves inside the workspace."""
+    """One named parameter of a tool. ``path`` is a string the tool resolves inside the workspace.
 
-    model_config = ConfigDict(frozen=True)
+    Unknown fields are refused: ``type="integer"`` (for ``param_type``) would otherwise be dropped
+    silently and the parameter offered as a string.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str = ""

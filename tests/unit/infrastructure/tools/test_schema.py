@@ -95,3 +95,9 @@ def test_all_and_low_risk_schemas_follow_the_spec_order() -> None:
     )
     assert [s["name"] for s in CONVERTER.all_tools_schema(spec)] == ["w", "r1", "r2"]
     assert [s["name"] for s in CONVERTER.low_risk_tools_schema(spec)] == ["r1", "r2"]
+
+
+def test_a_parameter_with_an_unknown_field_is_refused() -> None:
+    # `type=` instead of `param_type=` used to be dropped silently, offering a string parameter.
+    with pytest.raises(ValueError, match="type"):
+        ToolParameter(name="n", type="integer")  # type: ignore[call-arg]
