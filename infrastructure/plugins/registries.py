@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.tools import ToolDefinition
 from quorum.infrastructure.plugins.contracts import describe
+from quorum.infrastructure.tools.function_tool import ArgumentsFunction, Tool
 
 T = TypeVar("T")
 
@@ -101,20 +100,25 @@ class ProviderRegistry(_Registry[Callable[..., Any]]):
         self._add(kind, factory, description=description or describe(factory), settings=settings)
 
 
-ToolFunction = Callable[[dict[str, Any]], "Awaitable[str | ToolOutcome] | str | ToolOutcome"]
+ToolFunction = ArgumentsFunction
+"""The ``add_tool(definition, function)`` form's function: it receives the arguments dict."""
 
 
 @dataclass(frozen=True)
 class FunctionTool:
-    """A single tool a plugin registered as a plain function."""
+    """A single tool a plugin registered with ``add_tool``, and which plugin that was."""
 
-    definition: ToolDefinition
-    function: ToolFunction
+    tool: Tool[..., Any]
     plugin: str
+
+    @property
+    def definition(self) -> ToolDefinition:
+        """The tool as the model sees it."""
+        return self.tool.definition
 
 
 class ToolRegistry(_Registry[Callable[..., Any]]):
-    """``add_source(name, factory)`` for tool sources; ``add_tool(definition, fn)`` for one function."""
+    """``add_source(name, factory)`` for tool sources; ``add_tool(tool)`` for one ``@tool`` function."""
 
     kind = "tool source"
 
@@ -126,17 +130,37 @@ class ToolRegistry(_Registry[Callable[..., Any]]):
         _require_callable("tool source", name, factory)
         self._add(name, factory, description=description or describe(factory))
 
-    def add_tool(self, definition: ToolDefinition, function: ToolFunction) -> None:
-        if not isinstance(definition, ToolDefinition):
-            raise ConfigurationError(f"plugin {self.current_plugin!r}: add_tool needs a ToolDefinition")
-        _require_callable("tool", definition.name, function)
-        if definition.name in self.functions:
-            other = self.functions[definition.name].plugin
+    def add_tool(self, tool: Tool[..., Any] | ToolDefinition, function: ToolFunction | None = None, /) -> None:
+        """Register one function tool.
+
+        ``add_tool(weather)`` takes a function decorated with ``@tool``; the older
+        ``add_tool(definition, function)`` a ``ToolDefinition`` and a function receiving the
+        arguments dict.
+
+        Raises:
+            ConfigurationError: for anything else, or a tool name registered twice.
+        """
+        if isinstance(tool, Tool):
+            if function is not None:
+                raise ConfigurationError(
+                    f"plugin {self.current_plugin!r}: add_tool({tool.name!r}, …) takes no function: "
+                    "a @tool function is both the definition and the function"
+                )
+            entry = tool
+        elif isinstance(tool, ToolDefinition):
+            _require_callable("tool", tool.name, function)
+            entry = Tool.from_definition(tool, function)  # type: ignore[arg-type]
+        else:
             raise ConfigurationError(
-                f"tool {definition.name!r} is registered twice: by plugin {other!r} "
-                f"and by plugin {self.current_plugin!r}"
+                f"plugin {self.current_plugin!r}: add_tool needs a function decorated with @tool "
+                f"(or a ToolDefinition and a function), got {type(tool).__name__}"
             )
-        self.functions[definition.name] = FunctionTool(definition, function, self.current_plugin)
+        if entry.name in self.functions:
+            other = self.functions[entry.name].plugin
+            raise ConfigurationError(
+                f"tool {entry.name!r} is registered twice: by plugin {other!r} and by plugin {self.current_plugin!r}"
+            )
+        self.functions[entry.name] = FunctionTool(entry, self.current_plugin)
 
     def registrations(self) -> list[Registration]:
         tools = [
@@ -199,13 +223,3 @@ class CommandRegistry(_Registry[Any]):
             raise ConfigurationError(f"plugin {self.current_plugin!r} tried to replace built-in command {name!r}")
         short_help = getattr(command, "get_short_help_str", None)
         self._add(name, command, description=short_help() if short_help is not None else "")
-
-
-async def call_tool_function(function: ToolFunction, arguments: dict[str, Any]) -> ToolOutcome:
-    """Call a plugin's function tool, sync or async, and normalise what it returns."""
-    result = function(arguments)
-    if inspect.isawaitable(result):
-        result = await result
-    if isinstance(result, ToolOutcome):
-        return result
-    return ToolOutcome(output=result if isinstance(result, str) else str(result))

@@ -1,25 +1,32 @@
-"""The tool source over plain function tools that plugins registered with ``add_tool``."""
+"""The tool source over the function tools that plugins registered with ``add_tool``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
-from quorum.infrastructure.plugins.registries import FunctionTool, call_tool_function
+from quorum.infrastructure.plugins.registries import FunctionTool
+from quorum.infrastructure.tools.tool_context import ToolContext
 
 
 class FunctionToolSource:
     """Implements ``ToolSource`` over ``ToolRegistry.functions``.
 
-    Each call goes to the registered function (sync or async); its risk is the definition's.
+    Each call goes to the registered ``Tool`` (sync or async); its risk is the definition's.
     ``origin(name)`` names the plugin that registered the tool, for listings.
+
+    Args:
+        functions: the registered tools, by name.
+        workspace: the directory tools act in, passed on in each call's ``ToolContext``.
     """
 
     name = "functions"
 
-    def __init__(self, functions: Mapping[str, FunctionTool]) -> None:
+    def __init__(self, functions: Mapping[str, FunctionTool], *, workspace: Path | None = None) -> None:
         self._functions = dict(functions)
+        self._workspace = workspace
 
     async def list_tools(self) -> Sequence[ToolDefinition]:
         return [f.definition for f in self._functions.values()]
@@ -27,15 +34,25 @@ class FunctionToolSource:
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         return RiskAssessment(level=tool.risk, reason=f"declared risk of plugin tool {tool.name!r}")
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
-        tool = self._functions.get(call.name)
-        if tool is None:
+    async def execute(
+        self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED, context: ToolContext | None = None
+    ) -> ToolOutcome:
+        """Run one call; ``context`` is what a ``ToolContext`` parameter receives.
+
+        Without ``context`` (the ``ToolSource`` port has no run id to give), the tool gets one
+        built from what this source knows: the call's id, the workspace, and an empty ``run_id``.
+        A caller that knows the run passes its own.
+        """
+        entry = self._functions.get(call.name)
+        if entry is None:
             return ToolOutcome(output=f"unknown tool {call.name!r}", is_error=True)
-        return await call_tool_function(tool.function, dict(call.arguments))
+        if context is None:
+            context = ToolContext.for_call(call.name, call.native_id, workspace=self._workspace)
+        return await entry.tool.invoke(call.arguments, context)
 
     def origin(self, tool_name: str) -> str:
-        tool = self._functions.get(tool_name)
-        return tool.plugin if tool is not None else self.name
+        entry = self._functions.get(tool_name)
+        return entry.plugin if entry is not None else self.name
 
     async def aclose(self) -> None:
         return None
