@@ -54,9 +54,13 @@ def parse_docstring(docstring: str | None) -> DocstringParts:
 
 
 def _section_end(lines: list[str], start: int) -> int:
-    """The index of the first line after a section's indented body (the next unindented text)."""
+    """The index of the next section header: a section runs until then.
+
+    Not until the next unindented line: ``cleandoc`` strips the body's indentation when the
+    docstring starts with the header on its first line.
+    """
     end = start
-    while end < len(lines) and (not lines[end].strip() or lines[end][:1].isspace()):
+    while end < len(lines) and not _HEADER.match(lines[end]):
         end += 1
     return end
 

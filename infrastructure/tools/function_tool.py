@@ -193,7 +193,7 @@ def tool(
 
     def decorate(function: Callable[P, R]) -> Tool[P, R]:
         if not (inspect.isfunction(function) or inspect.ismethod(function)):
-            raise TypeError(f"@tool decorates functions, got {type(function).__name__}")
+            raise TypeError(f"@tool decorates functions, got {function!r}")
         docs = parse_docstring(inspect.getdoc(function))
         signature = read_signature(function, docs.arguments)
         tool_name = name if name is not None else getattr(function, "__name__", "")
