@@ -33,6 +33,8 @@ from quorum.infrastructure.tools.docstring_args import parse_docstring
 from quorum.infrastructure.tools.signature_schema import ToolSignature, read_signature
 from quorum.infrastructure.tools.tool_context import ToolContext
 
+__all__ = ["Tool", "ToolContext", "call_arguments_function", "encode_result", "tool"]
+
 P = ParamSpec("P")
 R = TypeVar("R")
 

@@ -8,20 +8,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from quorum.domain import LlmResponse, RiskLevel, StopReason, TextBlock, ToolDefinition, ToolParameter, ToolUseBlock
-from quorum.infrastructure.plugins import hookimpl
+from quorum.domain import LlmResponse, StopReason, TextBlock, ToolUseBlock
+from quorum.infrastructure.plugins import ToolRegistry, hookimpl
 from quorum.infrastructure.providers.offline.session import OfflineSession
-
-ECHO_TOOL = ToolDefinition(
-    name="echo",
-    description="Return the given text unchanged.",
-    risk=RiskLevel.LOW,
-    parameters=(ToolParameter(name="text", description="Text to echo back."),),
-)
+from quorum.infrastructure.tools.function_tool import tool
 
 
-async def echo(arguments: dict[str, Any]) -> str:
-    return str(arguments["text"])
+@tool(risk="low")
+async def echo(text: str) -> str:
+    """Return the given text unchanged.
+
+    Args:
+        text: Text to echo back.
+    """
+    return text
 
 
 class EchoSession(OfflineSession):
@@ -50,8 +50,8 @@ class EchoProvider:
 
 
 @hookimpl
-def quorum_register_tools(registry: Any) -> None:
-    registry.add_tool(ECHO_TOOL, echo)
+def quorum_register_tools(registry: ToolRegistry) -> None:
+    registry.add_tool(echo)
 
 
 @hookimpl

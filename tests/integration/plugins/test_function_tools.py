@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import types
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,10 +17,12 @@ from quorum.cli.container import build_container
 from quorum.cli.options import AppOptions
 from quorum.domain import RiskLevel, ToolDefinition
 from quorum.domain.errors import ConfigurationError
+from quorum.domain.tools import ToolCall
 from quorum.infrastructure.plugins import hookimpl, load_plugins
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.providers.anthropic.wire import tools_to_wire as anthropic_tools
 from quorum.infrastructure.providers.openai.wire import tools_to_wire as openai_tools
+from quorum.infrastructure.tools.function_source import FunctionToolSource
 from quorum.infrastructure.tools.function_tool import tool
 from quorum.infrastructure.tools.tool_context import ToolContext
 from tests.fakes import FakeGateway, RecordingObserver, ScriptedSession, calls, text
@@ -187,3 +190,18 @@ def test_add_tool_misuse_is_a_configuration_error(arguments: tuple[Any, ...], me
     with pytest.raises(ConfigurationError) as raised:
         load_plugins(autoload=False, extra=[("misuse", Misuse(*arguments))])
     assert message in str(raised.value)
+
+
+async def test_the_readme_plugin_example_works() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    section = readme[readme.index("## Plugins") :]
+    code = section.split("```python\n", 1)[1].split("```\n", 1)[0]
+    example = types.ModuleType("readme_plugin")
+    exec(compile(code, "README.md", "exec"), example.__dict__)
+    catalog = load_plugins(autoload=False, extra=[("readme", example)])
+    assert catalog.tools.functions["convert"].definition.risk is RiskLevel.HIGH
+    source = FunctionToolSource(catalog.tools.functions)
+    outcome = await source.execute(ToolCall(native_id="1", name="convert", arguments={"amount": 2, "to": "eur"}))
+    assert outcome.output == '{"amount":2.0,"currency":"eur"}'
+    echoed = await source.execute(ToolCall(native_id="2", name="echo", arguments={"text": "hi"}))
+    assert echoed.output == "hi"
