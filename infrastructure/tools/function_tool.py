@@ -91,8 +91,8 @@ class Tool(Generic[P, R]):
             return await call_arguments_function(self.function, dict(arguments))  # type: ignore[arg-type]
         try:
             keywords = self.signature.bind(arguments, context)
-        except InvalidArgumentsError as error:
-            return ToolOutcome(output=f"{self.name}: {error}", is_error=True)
+        except InvalidArgumentsError as error:  # worded like the loop's own JSON Schema check
+            return ToolOutcome(output=str(error), is_error=True)
         deadline = asyncio.timeout(self.timeout)
         try:
             async with deadline:
@@ -100,7 +100,7 @@ class Tool(Generic[P, R]):
         except TimeoutError:
             if not deadline.expired():
                 raise  # the function's own TimeoutError: an error like any other
-            abandoned = "" if _is_async(self.function) else " (its thread was abandoned)"
+            abandoned = "" if inspect.iscoroutinefunction(self.function) else " (its thread was abandoned)"
             return ToolOutcome(
                 output=f"{self.name} timed out after {self.timeout:g} s and was cancelled{abandoned}", is_error=True
             )
@@ -108,17 +108,13 @@ class Tool(Generic[P, R]):
 
     async def _call(self, keywords: dict[str, Any]) -> Any:
         function: Callable[..., Any] = self.function
-        if _is_async(function):
+        if inspect.iscoroutinefunction(function):
             return await function(**keywords)
         # A copy of the caller's context variables, as asyncio.to_thread gives; but a daemon thread
         # of our own, which a stuck function cannot use to hold the process at exit.
         context = contextvars.copy_context()
         result = await run_blocking(lambda _stop: context.run(function, **keywords))
         return await result if inspect.isawaitable(result) else result
-
-
-def _is_async(function: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(function)
 
 
 def encode_result(value: Any) -> ToolOutcome:
