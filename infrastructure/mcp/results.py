@@ -38,8 +38,8 @@ def _block_text(block: Any) -> str:
         return f"[resource {uri}: {mime}, {size} bytes]"
     if kind == "resource_link":
         mime = getattr(block, "mime_type", None) or "unknown type"
-        size = getattr(block, "size", None)
-        return f"[resource link {getattr(block, 'uri', '?')}: {mime}" + (f", {size} bytes]" if size else "]")
+        link_size = getattr(block, "size", None)
+        return f"[resource link {getattr(block, 'uri', '?')}: {mime}" + (f", {link_size} bytes]" if link_size else "]")
     return f"[{kind or 'unknown'} content]"
 
 

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import os
 import sys
-from typing import TextIO
+from typing import Literal, TextIO
 
 from quorum.infrastructure.review.call_view import call_lines
 from quorum.infrastructure.review.human import HumanAnswer, HumanRequest
@@ -51,7 +51,12 @@ class TerminalPrompt:
     async def ask(self, request: HumanRequest) -> HumanAnswer:
         shown, hidden = render(request, self._workspace)
         self._write(shown)
-        choices = {"y": "approve", "yes": "approve", "n": "reject", "no": "reject"}
+        choices: dict[str, Literal["approve", "reject", "always", "show"]] = {
+            "y": "approve",
+            "yes": "approve",
+            "n": "reject",
+            "no": "reject",
+        }
         offers = ["[y]es", "[n]o"]
         if hidden:
             choices.update(s="show", show="show")

@@ -25,6 +25,7 @@ and it is the only guard when ``[tools.sandbox] mode = "off"``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from quorum.domain.tools import RiskAssessment, RiskLevel
@@ -124,7 +125,7 @@ def reaches_outside(word: str) -> bool:
     """Whether ``word`` may name a path outside the workspace anywhere in it (errs towards yes)."""
     if word.startswith("-") and not word.startswith("--"):
         # A short-option cluster may end in an attached value at any letter: -f/etc/x, -rf../x.
-        starts = range(1, len(word))
+        starts: Sequence[int] = range(1, len(word))
     else:
         starts = [0, *(i + 1 for i, char in enumerate(word) if char in _PATH_STARTS)]
     for start in starts:

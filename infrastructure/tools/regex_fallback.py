@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from quorum.infrastructure.tools.blocking import StopFlag, Stopped
 
@@ -78,7 +79,7 @@ class FallbackSearch:
             return None
         if "error" in reply:
             raise OSError(reply["error"])
-        return [(int(number), str(text)) for number, text in reply["hits"]]  # type: ignore[union-attr]
+        return [(int(number), str(text)) for number, text in reply["hits"]]
 
     def close(self) -> None:
         """Kill the child if one runs."""
@@ -111,7 +112,8 @@ class FallbackSearch:
             raise OSError("the Python regex fallback process did not start") from error
         return self._proc
 
-    def _reply(self, proc: subprocess.Popen[bytes], deadline: float) -> dict[str, object]:
+    def _reply(self, proc: subprocess.Popen[bytes], deadline: float) -> dict[str, Any]:
+        """The worker's next JSON line, as decoded (its shape is the worker's protocol, not checked here)."""
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         while b"\n" not in self._pending:

@@ -64,7 +64,8 @@ def open_regular(path: Path, shown: str, tool: str) -> io.BufferedReader:
     fd = os.open(path, flags)
     try:
         refuse_unless_regular(os.fstat(fd).st_mode, shown, tool)
-        return open(fd, "rb", buffering=READ_BUFFER_BYTES)  # the caller closes it
+        # What open(fd, "rb", buffering=...) builds, spelled out: typed as BufferedReader (callers peek).
+        return io.BufferedReader(io.FileIO(fd, "rb"), READ_BUFFER_BYTES)  # the caller closes it
     except BaseException:
         os.close(fd)
         raise

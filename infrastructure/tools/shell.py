@@ -18,6 +18,9 @@ MAX_TIMEOUT = 600.0
 _DRAIN_AFTER_KILL = 2.0
 _POLL = 0.05
 
+_Readers = asyncio.Future[tuple[None, None]]
+"""The gathered stdout and stderr drains of one command."""
+
 
 @dataclass
 class _Capture:
@@ -41,7 +44,7 @@ class _Capture:
         return body
 
 
-async def _wait_exit(process: asyncio.subprocess.Process, readers: asyncio.Future[object], timeout: float) -> bool:
+async def _wait_exit(process: asyncio.subprocess.Process, readers: _Readers, timeout: float) -> bool:
     """Wait until the shell exits (True) or ``timeout`` passes (False).
 
     ``Process.wait()`` also waits for the pipes to close, which a background grandchild can delay
@@ -61,7 +64,7 @@ async def _wait_exit(process: asyncio.subprocess.Process, readers: asyncio.Futur
     return True
 
 
-def _consume(future: asyncio.Future[object]) -> None:
+def _consume(future: _Readers) -> None:
     """Mark an abandoned future's outcome as seen (no "exception was never retrieved" noise)."""
     if not future.cancelled():
         future.exception()

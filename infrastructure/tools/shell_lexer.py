@@ -23,8 +23,10 @@ from quorum.infrastructure.tools.shell_tokens import NAME_CHARS, NAME_START, Tok
 MAX_DEPTH = 12
 """How deeply substitutions (and, in the parser, ``sh -c`` scripts) may nest before we give up."""
 
-OPERATORS = (";;&", "<<<", "<<-", "&>>", "&&", "||", ";;", ";&", "|&", "<<", ">>", "<&", ">&", "<>", ">|", "&>")
-OPERATORS += ("|", "&", ";", "(", ")", "<", ">")
+OPERATORS = (
+    *(";;&", "<<<", "<<-", "&>>", "&&", "||", ";;", ";&", "|&", "<<", ">>", "<&", ">&", "<>", ">|", "&>"),
+    *("|", "&", ";", "(", ")", "<", ">"),
+)
 """Longest first, so the scanner can take the first match."""
 
 REDIRECTIONS = frozenset({"<", ">", ">>", "<<", "<<-", "<<<", "<&", ">&", "<>", ">|", "&>", "&>>"})
