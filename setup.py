@@ -1,15 +1,18 @@
-"""Package mapping: each layer folder becomes ``quorum.<layer>``, with every subpackage found.
+"""Package mapping: ``api/`` is the ``quorum`` package itself, each layer folder ``quorum.<layer>``.
 
-Metadata lives in pyproject.toml.
+``api/`` holds the Python API (``from quorum import Agent``); every subpackage of a layer folder
+is found. Metadata lives in pyproject.toml.
 """
 
 from setuptools import find_packages, setup
 
 LAYERS = ("domain", "application", "infrastructure", "cli")
 
-packages = []
+packages = ["quorum"]
+package_dir = {"quorum": "api"}
 for layer in LAYERS:
     packages.append(f"quorum.{layer}")
     packages.extend(f"quorum.{layer}.{sub}" for sub in find_packages(layer))
+    package_dir[f"quorum.{layer}"] = layer
 
-setup(packages=packages, package_dir={f"quorum.{layer}": layer for layer in LAYERS})
+setup(packages=packages, package_dir=package_dir, package_data={"quorum": ["py.typed"]})

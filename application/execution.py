@@ -10,6 +10,15 @@ from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.responses import Usage
 
+DEFAULT_SYSTEM_PROMPT = (
+    "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
+    "tool paths are relative to it. Use the tools to inspect before you change anything, prefer "
+    "read-only tools, and explain briefly what you do. High-risk calls (writes, commands) are "
+    "reviewed and may be rejected with reasons: then choose a safer approach. Finish with a short, "
+    "direct answer."
+)
+"""The system prompt of a run that sets none; ``{workspace}`` is filled with the workspace path."""
+
 TurnLimitPolicy = Literal["summarize", "stop"]
 """What happens when the tool turn limit is reached (see ExecutionParams.on_turn_limit)."""
 

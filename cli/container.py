@@ -122,8 +122,14 @@ def build_tool_executor(
     return PluginToolExecutor(sources=sources, settings=settings.tools)
 
 
-def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptions, gateway: Any) -> Any:
-    """The review pipeline (policy rules → quorum of models → human) for this invocation."""
+def build_reviewer(
+    catalog: PluginCatalog, settings: Settings, options: AppOptions, gateway: Any, prompt: Any = None
+) -> Any:
+    """The review (policy rules → quorum of models → human) of one run.
+
+    One per run: the human step remembers "always" answers for the run it serves. ``prompt`` asks
+    the human (an embedding application's callback); None means the terminal when interactive.
+    """
     from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
 
     context = ReviewerContext(
@@ -131,6 +137,7 @@ def build_reviewer(catalog: PluginCatalog, settings: Settings, options: AppOptio
         gateway=gateway,
         interactive=options.interactive,
         auto_approve=options.yes,
+        prompt=prompt,
         workspace=workspace_of(settings),
     )
     return build_pipeline(context, catalog.reviewers)
@@ -189,7 +196,12 @@ def build_recorder(store: Any, settings: Settings, parent_run_id: str | None) ->
 
 
 class Container(containers.DeclarativeContainer):
-    """Every provider of the application; override any of them in tests."""
+    """Every provider of the application; override any of them in tests.
+
+    Shared by every run of the process: configuration, plugins, the gateway, the tools, the run
+    store. Made anew for each run (``Factory``): the reviewer (its "always" answers), the recorder
+    and the observers — runs in flight at once never share one.
+    """
 
     options = providers.Object(AppOptions())
     env = providers.Object(os.environ)
@@ -208,12 +220,13 @@ class Container(containers.DeclarativeContainer):
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway, secrets, raw_config)
-    reviewer = providers.Singleton(build_reviewer, catalog, settings, options, gateway)
+    human_prompt: providers.Provider[Any] = providers.Object(None)
+    reviewer = providers.Factory(build_reviewer, catalog, settings, options, gateway, human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     parent_run_id: providers.Provider[str | None] = providers.Object(None)
-    recorder = providers.Singleton(build_recorder, run_store, settings, parent_run_id)
+    recorder = providers.Factory(build_recorder, run_store, settings, parent_run_id)
     renderer: providers.Provider[RunObserver | None] = providers.Object(None)
-    observer = providers.Singleton(FanOut, providers.List(recorder, renderer))
+    observer = providers.Factory(FanOut, providers.List(recorder, renderer))
 
     run_agent = providers.Factory(
         RunAgent,

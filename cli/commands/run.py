@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
 from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import (
     EXIT_INTERRUPTED,
@@ -20,14 +21,6 @@ from quorum.cli.errors import (
 )
 from quorum.cli.options import AppOptions
 from quorum.cli.signals import signals_cancel_current_task
-
-DEFAULT_SYSTEM_PROMPT = (
-    "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
-    "tool paths are relative to it. Use the tools to inspect before you change anything, prefer "
-    "read-only tools, and explain briefly what you do. High-risk calls (writes, commands) are "
-    "reviewed and may be rejected with reasons: then choose a safer approach. Finish with a short, "
-    "direct answer."
-)
 
 EXIT_BY_STOP = {"end_turn": EXIT_OK, "error": EXIT_RUN_FAILURE, "cancelled": EXIT_INTERRUPTED}
 

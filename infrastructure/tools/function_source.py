@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.application.run_context import current_run_id
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
 from quorum.infrastructure.plugins.registries import FunctionTool
 from quorum.infrastructure.tools.tool_context import ToolContext
@@ -39,15 +40,15 @@ class FunctionToolSource:
     ) -> ToolOutcome:
         """Run one call; ``context`` is what a ``ToolContext`` parameter receives.
 
-        Without ``context`` (the ``ToolSource`` port has no run id to give), the tool gets one
-        built from what this source knows: the call's id, the workspace, and an empty ``run_id``.
-        A caller that knows the run passes its own.
+        Without ``context``, the tool gets one built from what this source knows: the call's id,
+        the workspace, and the run id of the run being served (``current_run_id``).
         """
         entry = self._functions.get(call.name)
         if entry is None:
             return ToolOutcome(output=f"unknown tool {call.name!r}", is_error=True)
         if context is None:
-            context = ToolContext.for_call(call.name, call.native_id, workspace=self._workspace)
+            run_id = current_run_id.get()
+            context = ToolContext.for_call(call.name, call.native_id, run_id=run_id, workspace=self._workspace)
         return await entry.tool.invoke(call.arguments, context)
 
     def origin(self, tool_name: str) -> str:

@@ -1,0 +1,70 @@
+"""Quorum as a Python library: ``Agent``, ``@tool``, reviews, and the run events.
+
+::
+
+    from quorum import Agent, tool
+
+    @tool(risk="low")
+    def lookup(key: str) -> str:
+        '''Look a key up.'''
+        return {"a": "1"}.get(key, "?")
+
+    async with Agent("openai:gpt-4.1-mini", tools=[lookup]) as agent:
+        result = await agent.run("What is a?")
+
+Names are imported on first use (PEP 562), so ``import quorum`` loads nothing heavy. The layers
+(``quorum.domain``, ``quorum.application``, ``quorum.infrastructure``, ``quorum.cli``) are
+subpackages of this package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from quorum.agent import Agent, RunResult
+    from quorum.domain.events import RunEvent
+    from quorum.domain.policy import PolicyRule
+    from quorum.infrastructure.tools.function_tool import Tool, tool
+    from quorum.infrastructure.tools.tool_context import ToolContext
+    from quorum.review import Decision, Review, ReviewRequest
+
+_EXPORTS = {
+    "Agent": "quorum.agent",
+    "RunResult": "quorum.agent",
+    "Review": "quorum.review",
+    "ReviewRequest": "quorum.review",
+    "Decision": "quorum.review",
+    "tool": "quorum.infrastructure.tools.function_tool",
+    "Tool": "quorum.infrastructure.tools.function_tool",
+    "ToolContext": "quorum.infrastructure.tools.tool_context",
+    "PolicyRule": "quorum.domain.policy",
+    "RunEvent": "quorum.domain.events",
+}
+
+__all__ = [
+    "Agent",
+    "Decision",
+    "PolicyRule",
+    "Review",
+    "ReviewRequest",
+    "RunEvent",
+    "RunResult",
+    "Tool",
+    "ToolContext",
+    "tool",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'quorum' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

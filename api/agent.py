@@ -1,0 +1,342 @@
+"""``Agent``: Quorum as a library — a model, tools and review, running any number of tasks at once.
+
+A driving adapter beside the CLI: it builds the same composition (``quorum.cli.container``) from
+keyword arguments instead of files and flags, and gives each run its own reviewer, recorder and
+event stream (see docs/decisions/060-python-api.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from quorum.application.execution import DEFAULT_SYSTEM_PROMPT, LoopLimits, RunRequest
+from quorum.application.execution import RunResult as LoopResult
+from quorum.domain.events import RunEvent
+from quorum.domain.messages import Message
+from quorum.infrastructure.tools.function_tool import Tool, tool
+from quorum.review import CallbackPrompt, Review
+
+if TYPE_CHECKING:
+    from quorum.cli.container import Container
+
+Builtins = Literal["none", "read_only", "all"]
+
+BUILTIN_SETS: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "read_only": ("read_file", "glob_search", "grep_search", "list_dir"),
+    "all": ("read_file", "glob_search", "grep_search", "list_dir", "write_file", "edit_file", "run_command"),
+}
+"""Which built-in tools ``builtins=`` offers."""
+
+AGENT_KEYS = frozenset(LoopLimits.model_fields)
+"""The ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…)."""
+
+
+class RunResult(LoopResult):
+    """How a run ended, and every event of it.
+
+    ``output``, ``stop_reason``, ``turns``, ``usage``, ``run_id``, ``detail`` as the loop reports
+    them; ``events`` as ``--json`` prints them, ``run_started`` first and ``run_finished`` last.
+    """
+
+    events: tuple[RunEvent, ...] = ()
+
+
+class Agent:
+    """A configured agent. ``await agent.run(task)``; many runs may be in flight at once.
+
+    Args:
+        model: a model id as the CLI takes it (``"openai:gpt-4.1-mini"``, ``"test"``,
+            ``"scripted:PATH"``); None: ``model`` from the configuration, or a default from the keys
+            in the environment.
+        tools: ``@tool`` functions (plain functions are wrapped with ``tool``).
+        builtins: built-in tools to offer: ``"none"`` (default), ``"read_only"`` or ``"all"``.
+        system_prompt: replaces the built-in system prompt.
+        review: how high-risk calls are reviewed (``Review``); None: no panel, no human, so every
+            call that needs a review is rejected.
+        providers: ``[providers.NAME]`` tables, e.g. ``{"local": {"type": "openai", "base_url": …}}``.
+        mcp_servers: ``[mcp.servers.NAME]`` tables; their tools are offered.
+        workspace: the directory built-in tools act in (default: the current directory).
+        config: None reads no file and no ``QUORUM_*`` variable; a path reads that file (keyword
+            arguments win). ``Agent.from_config`` layers quorum.toml files as the CLI does.
+        run_log: False (default) records nothing; True records in the default run log; a path
+            records in that SQLite file.
+        **settings: the ``[agent]`` keys (``max_tool_turns``, ``timeout_seconds``, …).
+
+    Raises:
+        TypeError: an unknown keyword argument.
+        ConfigurationError: a setting is invalid (named by its quorum.toml key).
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        tools: Iterable[Tool[..., Any] | Callable[..., Any]] = (),
+        builtins: Builtins = "none",
+        system_prompt: str | None = None,
+        review: Review | None = None,
+        providers: Mapping[str, Mapping[str, Any]] | None = None,
+        mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
+        workspace: str | Path | None = None,
+        config: str | Path | None = None,
+        run_log: bool | str | Path = False,
+        **settings: Any,
+    ) -> None:
+        unknown = sorted(set(settings) - AGENT_KEYS)
+        if unknown:
+            raise TypeError(f"Agent() got unexpected keyword argument(s): {', '.join(unknown)}")
+        if builtins not in BUILTIN_SETS:
+            raise TypeError(f"builtins must be one of {', '.join(BUILTIN_SETS)}, got {builtins!r}")
+        self._tools = tuple(t if isinstance(t, Tool) else tool(t) for t in tools)
+        self._review = review or Review()
+        self._run_log = run_log
+        self._layers: Literal["none", "file", "all"] = "none" if config is None else "file"
+        self._config_path = Path(config) if config is not None else None
+        self._data = _config_data(
+            model=model,
+            tool_names=[t.name for t in self._tools],
+            builtins=builtins,
+            system_prompt=system_prompt,
+            review=self._review,
+            providers=providers,
+            mcp_servers=mcp_servers,
+            workspace=workspace,
+            run_log=run_log,
+            settings=settings,
+        )
+        self._container: Container | None = None
+        self._compose()  # configuration errors surface here, not at the first run
+
+    @classmethod
+    def from_config(cls, config: str | Path | None = None, **kwargs: Any) -> Agent:
+        """An agent configured as ``quorum run`` is, layered from files and the environment.
+
+        Defaults → user config → ./quorum.toml → ``config`` (or ``QUORUM_CONFIG``) → ``QUORUM_*``
+        → keyword arguments. Unlike ``Agent()``, it offers the built-in tools (``builtins="all"``)
+        unless told otherwise.
+        """
+        kwargs.setdefault("builtins", "all")
+        agent = cls(config=None, **kwargs)
+        agent._layers, agent._config_path = "all", Path(config) if config is not None else None
+        agent._container = None
+        agent._compose()
+        return agent
+
+    async def run(self, task: str, *, history: Sequence[Message] = ()) -> RunResult:
+        """Run ``task`` to its end. Never raises for what happens during the run (see ``stop_reason``).
+
+        Raises:
+            UsageError: before the run starts (unknown provider, missing key, bad model id).
+        """
+        return await self._run(task, tuple(history), None)
+
+    def run_sync(self, task: str, *, history: Sequence[Message] = ()) -> RunResult:
+        """``run`` from synchronous code (not inside a running event loop). Closes what it opened."""
+
+        async def once() -> RunResult:
+            try:
+                return await self._run(task, tuple(history), None)
+            finally:
+                await self.aclose()  # clients and servers belong to this call's event loop
+
+        return asyncio.run(once())
+
+    async def run_stream(self, task: str, *, history: Sequence[Message] = ()) -> AsyncIterator[RunEvent]:
+        """The run's events as they happen — the same objects ``--json`` prints, ``run_finished`` last.
+
+        Leaving the loop early cancels the run (it still ends with ``run_finished`` ``cancelled``).
+        """
+        queue: asyncio.Queue[RunEvent] = asyncio.Queue()
+        running = asyncio.ensure_future(self._run(task, tuple(history), queue.put_nowait))
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getter, running}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    getter.cancel()
+                    running.result()  # the run failed before run_finished: raise its error
+                    while not queue.empty():  # pragma: no cover - run_finished is always queued first
+                        yield queue.get_nowait()
+                    return
+                event = getter.result()
+                yield event
+                if event.type == "run_finished":
+                    break
+            await running
+        finally:
+            if not running.done():
+                running.cancel()
+                await asyncio.gather(running, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Close HTTP clients and MCP servers. The agent can run again afterwards (they reopen)."""
+        container, self._container = self._container, None
+        if container is None:
+            return
+        await container.tool_executor().aclose()
+        await container.gateway().aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def _compose(self) -> Container:
+        if self._container is None:
+            self._container = _container(self._layers, self._config_path, self._data, self._tools, self._review)
+            self._container.settings()  # validate now
+        return self._container
+
+    async def _run(
+        self, task: str, history: tuple[Message, ...], listener: Callable[[RunEvent], None] | None
+    ) -> RunResult:
+        from quorum.application.use_cases.run_agent import RunAgent
+        from quorum.cli.container import FanOut, build_recorder, workspace_of
+        from quorum.cli.model_choice import choose_model
+
+        container = self._compose()
+        settings = container.settings()
+        events: list[RunEvent] = []
+        observers: list[Any] = [_Collector(events)]
+        if listener is not None:
+            observers.append(_Listener(listener))
+        if self._run_log is not False:
+            observers.append(build_recorder(container.run_store(), settings, None))
+        agent = RunAgent(
+            gateway=container.gateway(),
+            executor=container.tool_executor(),
+            schema=container.schema(),
+            reviewer=container.reviewer(),
+            observer=FanOut(observers),
+            redactor=container.redactor(),
+        )
+        workspace = workspace_of(settings)
+        request = RunRequest(
+            task=task,
+            model_id=choose_model(settings.model, container.env()),
+            system_prompt=settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace),
+            params=settings.agent.execution_params(),
+            history=history,
+            run_id=uuid.uuid4().hex[:16],
+        )
+        result = await agent.execute(request)
+        return RunResult(**result.model_dump(), events=tuple(events))
+
+
+class _Collector:
+    def __init__(self, events: list[RunEvent]) -> None:
+        self._events = events
+
+    def on_event(self, event: RunEvent) -> None:
+        self._events.append(event)
+
+
+class _Listener:
+    def __init__(self, listener: Callable[[RunEvent], None]) -> None:
+        self._listener = listener
+
+    def on_event(self, event: RunEvent) -> None:
+        self._listener(event)
+
+
+def _config_data(
+    *,
+    model: str | None,
+    tool_names: list[str],
+    builtins: Builtins,
+    system_prompt: str | None,
+    review: Review,
+    providers: Mapping[str, Mapping[str, Any]] | None,
+    mcp_servers: Mapping[str, Mapping[str, Any]] | None,
+    workspace: str | Path | None,
+    run_log: bool | str | Path,
+    settings: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The configuration the arguments stand for, as quorum.toml data (the last layer)."""
+    data: dict[str, Any] = {}
+    if model is not None:
+        data["model"] = model
+    agent = dict(settings)
+    if system_prompt is not None:
+        agent["system_prompt"] = system_prompt
+    if agent:
+        data["agent"] = agent
+    data["review"] = review.section()
+    if providers:
+        data["providers"] = {name: dict(table) for name, table in providers.items()}
+    if mcp_servers:
+        data["mcp"] = {"servers": {name: dict(table) for name, table in mcp_servers.items()}}
+    offered = [*BUILTIN_SETS[builtins], *tool_names, *(["mcp__*"] if mcp_servers else [])]
+    tools: dict[str, Any] = {"enabled": offered} if offered else {"disabled": ["*"]}
+    if workspace is not None:
+        tools["workspace"] = str(Path(workspace).expanduser().resolve())
+    data["tools"] = tools
+    storage: dict[str, Any] = {"enabled": run_log is not False}
+    if not isinstance(run_log, bool):
+        storage["path"] = str(Path(run_log).expanduser())
+    data["storage"] = storage
+    return data
+
+
+def _container(
+    layers: Literal["none", "file", "all"],
+    config_path: Path | None,
+    data: dict[str, Any],
+    tools: Sequence[Tool[..., Any]],
+    review: Review,
+) -> Container:
+    """The CLI's composition, fed from arguments.
+
+    ``none`` reads no file and no ``QUORUM_*`` variable; ``file`` reads ``config_path`` only;
+    ``all`` layers as the CLI does.
+    """
+    from quorum.cli.container import build_container
+    from quorum.cli.options import AppOptions
+    from quorum.infrastructure.config.layers import Layer, merge, read_toml
+    from quorum.infrastructure.config.loader import RawConfig
+
+    human = review.human
+    overrides: dict[str, Any] = {
+        "extra_plugins": [(f"quorum.agent.tools.{uuid.uuid4().hex[:8]}", _ToolsPlugin(tools))] if tools else [],
+        "human_prompt": CallbackPrompt(human) if human is not None else None,
+    }
+    if layers == "all":
+        options = AppOptions(config_path=config_path, overrides=data, interactive=human is not None)
+        return build_container(options, **overrides)
+    env = {name: value for name, value in os.environ.items() if not name.startswith("QUORUM_")}
+    stack = [read_toml(config_path, str(config_path))] if config_path is not None else []
+    stack.append(Layer("Agent()", data))
+    merged, origins = merge(stack)
+    raw = RawConfig(merged, origins, tuple(str(config_path) for _ in stack[:-1]))
+    options = AppOptions(interactive=human is not None)
+    return build_container(options, env=env, raw_config=raw, **overrides)
+
+
+class _ToolsPlugin:
+    """Registers an agent's ``@tool`` functions, as a plugin would."""
+
+    def __init__(self, tools: Sequence[Tool[..., Any]]) -> None:
+        self._tools = tools
+
+    def quorum_register_tools(self, registry: Any) -> None:
+        for each in self._tools:
+            registry.add_tool(each)
+
+
+def _mark_hooks() -> None:
+    from quorum.infrastructure.plugins import hookimpl
+
+    hookimpl(_ToolsPlugin.quorum_register_tools)
+
+
+_mark_hooks()
