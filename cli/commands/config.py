@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +13,9 @@ from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.masking import mask_config
 from quorum.cli.options import AppOptions
+
+if TYPE_CHECKING:  # the configuration schema is imported only when a command runs
+    from quorum.infrastructure.config.schema import Settings
 
 
 @click.group()
@@ -61,7 +65,7 @@ def validate_command(config_path: Path | None) -> None:
     click.echo(f"configuration is valid ({', '.join(files) or 'defaults only'})")
 
 
-def effective_dict(settings: Any) -> dict[str, Any]:
+def effective_dict(settings: Settings) -> dict[str, Any]:
     """Settings as plain JSON data, provider sections included."""
     data = settings.model_dump(mode="json", by_alias=True, exclude={"providers", "extensions"})
     data["providers"] = {
@@ -73,7 +77,7 @@ def effective_dict(settings: Any) -> dict[str, Any]:
     return data
 
 
-def _flatten(value: Any, prefix: str = ""):  # type: ignore[no-untyped-def]
+def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
     if isinstance(value, dict) and value:
         for k, v in value.items():
             yield from _flatten(v, f"{prefix}{k}.")

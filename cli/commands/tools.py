@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
+
+if TYPE_CHECKING:  # the container is imported only when a command runs: ``quorum --help`` stays fast
+    from quorum.cli.container import Container
+    from quorum.infrastructure.tools.executor import ListedTool
 
 
 @click.group()
@@ -49,7 +53,7 @@ def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) 
         click.echo(f"quorum: warning: {problem}", err=True)
 
 
-def _row(tool: Any, sandbox: str) -> dict[str, Any]:
+def _row(tool: ListedTool, sandbox: str) -> dict[str, Any]:
     """One listing row; ``run_command``'s also says how it runs (``sandbox``).
 
     ``risk`` is the tool's default risk; ``per_call_risk`` says some of its calls are low risk.
@@ -66,8 +70,8 @@ def _row(tool: Any, sandbox: str) -> dict[str, Any]:
     return row
 
 
-async def _listed(container: object) -> tuple[list, list[str]]:  # type: ignore[type-arg]
-    executor = container.tool_executor()  # type: ignore[attr-defined]
+async def _listed(container: Container) -> tuple[list[ListedTool], list[str]]:
+    executor = container.tool_executor()
     try:
         listed = await executor.listed_tools()
     finally:

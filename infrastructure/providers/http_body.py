@@ -103,7 +103,8 @@ async def sse_events(response: Any, *, idle_timeout: float) -> AsyncIterator[Sse
     loop = asyncio.get_running_loop()
     deadline = loop.time() + idle_timeout
     lines = _lines(_decoded_bytes(response))
-    event, data, size = "", [], 0
+    data: list[str] = []
+    event, size = "", 0
     while True:
         try:
             async with asyncio.timeout_at(deadline):

@@ -39,8 +39,10 @@ Wire = dict[str, Any]
 class StreamAccumulator(Protocol):
     """Turns the raw events of one streamed response into deltas, then into the final response."""
 
-    done: bool
-    """The final event arrived; the stream is not read further."""
+    @property
+    def done(self) -> bool:
+        """The final event arrived; the stream is not read further."""
+        ...
 
     def feed(self, event: SseEvent) -> list[StreamEvent]:
         """Deltas carried by one event (often none). Raises MalformedResponse or ErrorReply."""

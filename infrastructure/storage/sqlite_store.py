@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -51,8 +52,12 @@ FROM runs r
 """
 
 
-def _time(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, UTC)
+def _time(value: float) -> datetime:
+    return datetime.fromtimestamp(value, UTC)
+
+
+def _optional_time(value: float | None) -> datetime | None:
+    return None if value is None else _time(value)
 
 
 class SqliteRunStore:
@@ -231,7 +236,7 @@ class SqliteRunStore:
             return queries.stats(conn)
 
     @staticmethod
-    def _summary(row: tuple) -> RunSummary:  # type: ignore[type-arg]
+    def _summary(row: tuple[Any, ...]) -> RunSummary:
         (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
          input_tokens, output_tokens, tool_calls) = row  # fmt: skip
         return RunSummary(
@@ -242,7 +247,7 @@ class SqliteRunStore:
             config_digest=digest,
             parent_run_id=parent,
             started_at=_time(started),
-            ended_at=_time(ended),
+            ended_at=_optional_time(ended),
             status=stop or INTERRUPTED,
             detail=detail,
             output=output,
