@@ -1,0 +1,62 @@
+"""The README's "Use it from Python" example, run as written against the local OpenAI wire server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.http_server import ScriptedHttpServer
+from tests.support.openai_server import openai_server
+from tests.support.script import Call, Turn
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def readme_example() -> str:
+    text = README.read_text()
+    block = text.split("<!-- api-example -->", 1)[1].split("<!-- /api-example -->", 1)[0]
+    return block.strip().removeprefix("```python").removesuffix("```")
+
+
+@pytest.fixture
+def wire() -> Iterator[ScriptedHttpServer]:
+    server = openai_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_the_readme_example_runs_as_written(wire: ScriptedHttpServer, tmp_path: Path) -> None:
+    wire.enqueue(
+        Turn(calls=(Call("w1", "weather", {"city": "Paris"}), Call("l1", "lookup", {"key": "paris"}))),
+        Turn(text="Light layers and a jacket."),
+        Turn(calls=(Call("w2", "weather", {"city": "Oslo", "unit": "f"}),)),
+        Turn(text="A warm coat."),
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QUORUM_", "OPENAI_", "ANTHROPIC_"))}
+    env.update(OPENAI_API_KEY="sk-test-not-a-key", OPENAI_BASE_URL=f"{wire.url}/v1", HOME=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", readme_example()],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "end_turn Light layers and a jacket."
+    assert lines[1] == "run_started" and lines[-1] == "run_finished"
+    assert "tool_result" in lines and "review" in lines
+    first = wire.bodies()[1]["messages"]
+    results = {m["tool_call_id"]: m["content"] for m in first if m["role"] == "tool"}
+    assert results["w1"] == "18 degrees C and sunny in Paris"  # approved by the human callback
+    assert '"note":"bring a jacket"' in results["l1"]  # a low-risk sync tool, JSON-encoded
+    assert wire.remaining == 0
