@@ -6,24 +6,26 @@ Importing this module must stay cheap: the ``mcp`` SDK is imported only when a s
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quorum.infrastructure.plugins.contracts import ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 
+if TYPE_CHECKING:
+    from quorum.infrastructure.mcp.source import McpToolSource
+    from quorum.infrastructure.plugins.registries import ToolRegistry
 
-def mcp_source_factory(context: ToolSourceContext) -> Any:
+
+def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
     """Tools of the MCP servers configured under [mcp.servers]."""
     from quorum.infrastructure.mcp.cache import CACHE_SUBDIR
-    from quorum.infrastructure.mcp.settings import McpSettings
     from quorum.infrastructure.mcp.source import McpToolSource
 
-    settings = getattr(context.settings, "mcp", None)
-    servers = settings.servers if isinstance(settings, McpSettings) else {}
+    servers = context.settings.mcp.servers
     cache_dir = Path(context.cache_dir) / CACHE_SUBDIR if context.cache_dir is not None else None
     return McpToolSource(servers, env=context.env, workspace=context.workspace, cache_dir=cache_dir)
 
 
 @hookimpl
-def quorum_register_tools(registry: Any) -> None:
+def quorum_register_tools(registry: ToolRegistry) -> None:
     registry.add_source("mcp", mcp_source_factory)

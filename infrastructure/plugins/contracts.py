@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
 from quorum.application.ports.llm import LlmGateway, LlmSession
+from quorum.application.ports.reviewer import ActionReviewer
+from quorum.application.ports.run_store import RunStore
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.messages import Message
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
 from quorum.infrastructure.secrets import KnownSecrets
+
+if TYPE_CHECKING:  # both import feature modules that import plugin machinery: only the types are needed here
+    from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.review.human import HumanPrompt
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,15 @@ class ProviderGateway(Protocol):
         ...
 
 
+@runtime_checkable
+class ClosableGateway(Protocol):
+    """Optional for a ``ProviderGateway``: clients or connections to release when Quorum is done with it."""
+
+    async def aclose(self) -> None:
+        """Close what the gateway opened. Idempotent."""
+        ...
+
+
 @dataclass(frozen=True)
 class ToolSourceContext:
     """Given to a tool-source factory.
@@ -62,7 +77,7 @@ class ToolSourceContext:
     """
 
     workspace: Path
-    settings: Any
+    settings: Settings
     env: Mapping[str, str] = field(default_factory=dict)
     cache_dir: Path | None = None
     gateway: LlmGateway | None = None
@@ -97,6 +112,33 @@ class ToolSource(Protocol):
         ...
 
 
+@runtime_checkable
+class ToolSourceOrigins(Protocol):
+    """Optional for a ``ToolSource``: a finer origin per tool for ``quorum tools list``.
+
+    A source that serves tools from several places (MCP servers, plugins) names the one a tool
+    comes from; the executor falls back to the source's ``name`` when this raises.
+    """
+
+    def origin(self, tool_name: str) -> str:
+        """Where ``tool_name`` comes from (``mcp:time``, the plugin's name…)."""
+        ...
+
+
+@runtime_checkable
+class ToolSourceProblems(Protocol):
+    """Optional for a ``ToolSource``: what went wrong while listing without failing the whole source.
+
+    Read after each ``list_tools``; the messages are shown as warnings (one MCP server of several
+    down, a name clash inside the source).
+    """
+
+    @property
+    def problems(self) -> Sequence[str]:
+        """Human-readable messages, one per problem."""
+        ...
+
+
 @dataclass(frozen=True)
 class ReviewerContext:
     """Given to a reviewer factory.
@@ -106,16 +148,16 @@ class ReviewerContext:
         gateway: opens sessions for reviewer models.
         interactive: whether a human can be asked (a terminal on stdin, not ``--json``).
         auto_approve: ``--yes`` was given.
-        prompt: the human-prompt adapter (an object with ``ask``); None when not interactive.
+        prompt: the human-prompt adapter; None for the terminal (when interactive).
         workspace: the directory file tools act in, so the human step can show a write as a diff
             against the current file and scope "always" to a directory; None when unknown.
     """
 
-    settings: Any
+    settings: Settings
     gateway: LlmGateway | None = None
     interactive: bool = False
     auto_approve: bool = False
-    prompt: Any = None
+    prompt: HumanPrompt | None = None
     workspace: Path | None = None
 
 
@@ -123,12 +165,25 @@ class ReviewerContext:
 class StoreContext:
     """Given to a run-store factory: the validated configuration and the environment."""
 
-    settings: Any
+    settings: Settings
     env: Mapping[str, str] = field(default_factory=dict)
     data_dir: Path | None = None
 
 
-def describe(obj: Any) -> str:
+ProviderFactory = Callable[[ProviderContext], ProviderGateway]
+"""What ``ProviderRegistry.add`` takes: one gateway per configured ``[providers.NAME]`` instance."""
+
+ToolSourceFactory = Callable[[ToolSourceContext], ToolSource]
+"""What ``ToolRegistry.add_source`` takes: the source of one run's tools."""
+
+ReviewerFactory = Callable[[ReviewerContext], ActionReviewer]
+"""What ``ReviewerRegistry.add`` takes: a reviewer for one run."""
+
+StoreFactory = Callable[[StoreContext], RunStore]
+"""What ``StoreRegistry.add`` takes: the run store (cheap to build; it opens on first use)."""
+
+
+def describe(obj: object) -> str:
     """The first line of ``obj``'s docstring, for listings."""
     doc = (getattr(obj, "__doc__", None) or "").strip()
     return doc.splitlines()[0] if doc else ""

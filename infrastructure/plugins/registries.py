@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.tools import ToolDefinition
-from quorum.infrastructure.plugins.contracts import describe
+from quorum.infrastructure.plugins.contracts import (
+    ProviderFactory,
+    ReviewerFactory,
+    StoreFactory,
+    ToolSourceFactory,
+    describe,
+)
 from quorum.infrastructure.tools.function_tool import ArgumentsFunction, Tool
+
+if TYPE_CHECKING:  # click is imported by the CLI, not by plugin registration
+    import click
 
 T = TypeVar("T")
 
@@ -78,12 +86,12 @@ class _Registry(Generic[T]):
         return [Registration(self.kind, e.name, e.plugin, e.description) for e in self._entries.values()]
 
 
-def _require_callable(kind: str, name: str, factory: Any) -> None:
+def _require_callable(kind: str, name: str, factory: object) -> None:
     if not callable(factory):
         raise ConfigurationError(f"{kind} {name!r}: the factory must be callable, got {type(factory).__name__}")
 
 
-class ProviderRegistry(_Registry[Callable[..., Any]]):
+class ProviderRegistry(_Registry[ProviderFactory]):
     """``add(kind, factory, settings=Model)``: a provider kind and the model validating its section."""
 
     kind = "provider"
@@ -91,7 +99,7 @@ class ProviderRegistry(_Registry[Callable[..., Any]]):
     def add(
         self,
         kind: str,
-        factory: Callable[..., Any],
+        factory: ProviderFactory,
         *,
         settings: type[BaseModel] | None = None,
         description: str = "",
@@ -117,7 +125,7 @@ class FunctionTool:
         return self.tool.definition
 
 
-class ToolRegistry(_Registry[Callable[..., Any]]):
+class ToolRegistry(_Registry[ToolSourceFactory]):
     """``add_source(name, factory)`` for tool sources; ``add_tool(tool)`` for one ``@tool`` function."""
 
     kind = "tool source"
@@ -126,7 +134,7 @@ class ToolRegistry(_Registry[Callable[..., Any]]):
         super().__init__()
         self.functions: dict[str, FunctionTool] = {}
 
-    def add_source(self, name: str, factory: Callable[..., Any], *, description: str = "") -> None:
+    def add_source(self, name: str, factory: ToolSourceFactory, *, description: str = "") -> None:
         _require_callable("tool source", name, factory)
         self._add(name, factory, description=description or describe(factory))
 
@@ -169,22 +177,22 @@ class ToolRegistry(_Registry[Callable[..., Any]]):
         return super().registrations() + tools
 
 
-class ReviewerRegistry(_Registry[Callable[..., Any]]):
+class ReviewerRegistry(_Registry[ReviewerFactory]):
     """``add(name, factory)``: a reviewer usable in the review pipeline."""
 
     kind = "reviewer"
 
-    def add(self, name: str, factory: Callable[..., Any], *, description: str = "") -> None:
+    def add(self, name: str, factory: ReviewerFactory, *, description: str = "") -> None:
         _require_callable("reviewer", name, factory)
         self._add(name, factory, description=description or describe(factory))
 
 
-class StoreRegistry(_Registry[Callable[..., Any]]):
+class StoreRegistry(_Registry[StoreFactory]):
     """``add(name, factory)``: a run-log storage backend."""
 
     kind = "store"
 
-    def add(self, name: str, factory: Callable[..., Any], *, description: str = "") -> None:
+    def add(self, name: str, factory: StoreFactory, *, description: str = "") -> None:
         _require_callable("store", name, factory)
         self._add(name, factory, description=description or describe(factory))
 
@@ -206,7 +214,7 @@ class ConfigSectionRegistry(_Registry[type[BaseModel]]):
         self._add(key, model, settings=model, description=describe(model))
 
 
-class CommandRegistry(_Registry[Any]):
+class CommandRegistry(_Registry["click.Command"]):
     """``add(command)``: a ``click.Command`` added to the ``quorum`` CLI."""
 
     kind = "command"
@@ -215,7 +223,7 @@ class CommandRegistry(_Registry[Any]):
         super().__init__()
         self._reserved = reserved
 
-    def add(self, command: Any) -> None:
+    def add(self, command: click.Command) -> None:
         name = getattr(command, "name", None)
         if not name or not callable(getattr(command, "main", None)):
             raise ConfigurationError(f"plugin {self.current_plugin!r}: add() needs a click command")

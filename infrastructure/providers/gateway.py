@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from quorum.application.ports.llm import LlmSession
 from quorum.domain.errors import UsageError
 from quorum.domain.messages import Message
 from quorum.domain.model_id import ModelId
 from quorum.infrastructure.config.loader import ProviderInstance, default_provider
-from quorum.infrastructure.plugins.contracts import ProviderContext, ProviderGateway
+from quorum.infrastructure.plugins.contracts import ClosableGateway, ProviderContext, ProviderGateway
 from quorum.infrastructure.plugins.registries import ProviderRegistry
 
 
@@ -49,9 +48,8 @@ class PluginLlmGateway:
         """Close every provider gateway that holds connections. Idempotent."""
         gateways, self._gateways = list(self._gateways.values()), {}
         for gateway in gateways:
-            close = getattr(gateway, "aclose", None)
-            if close is not None:
-                await close()
+            if isinstance(gateway, ClosableGateway):
+                await gateway.aclose()
 
     def _gateway(self, name: str, model_id: str) -> ProviderGateway:
         if name in self._gateways:
@@ -67,6 +65,6 @@ class PluginLlmGateway:
             instance = default_provider(name, models)
         entry = self._registry.get(instance.kind)
         assert entry is not None  # the loader validated the kind
-        gateway: Any = entry.value(ProviderContext(instance.name, instance.kind, instance.settings, self._env))
+        gateway = entry.value(ProviderContext(instance.name, instance.kind, instance.settings, self._env))
         self._gateways[name] = gateway
         return gateway

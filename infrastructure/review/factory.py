@@ -21,12 +21,8 @@ BUILTIN_REVIEWERS = frozenset({"quorum", "human", "auto"})
 
 
 def review_settings(context: ReviewerContext) -> ReviewSettings:
-    """The ``[review]`` section of ``context.settings`` (defaults when there is none)."""
-    settings = context.settings
-    if isinstance(settings, ReviewSettings):
-        return settings
-    section = getattr(settings, "review", None)
-    return section if isinstance(section, ReviewSettings) else ReviewSettings()
+    """The ``[review]`` section of ``context.settings``."""
+    return context.settings.review
 
 
 def hil_mode(context: ReviewerContext) -> HilMode:
@@ -44,7 +40,7 @@ def human_prompt(context: ReviewerContext) -> HumanPrompt | None:
     if not context.interactive:
         return None
     if context.prompt is not None:
-        return context.prompt  # type: ignore[no-any-return]
+        return context.prompt
     from quorum.infrastructure.review.terminal import TerminalPrompt
 
     return TerminalPrompt(workspace=workspace(context))

@@ -5,13 +5,20 @@ Registration is cheap: the factories import the review modules only when called.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 
+if TYPE_CHECKING:
+    from quorum.infrastructure.plugins.contracts import ReviewerContext
+    from quorum.infrastructure.plugins.registries import ReviewerRegistry
+    from quorum.infrastructure.review.auto import AutoReviewer
+    from quorum.infrastructure.review.human import HumanReviewer
+    from quorum.infrastructure.review.quorum import QuorumReviewer
 
-def _quorum(context: Any) -> Any:
+
+def _quorum(context: ReviewerContext) -> QuorumReviewer:
     """A panel of reviewer models ([review] reviewers) voting through submit_verdict."""
     from quorum.infrastructure.review.factory import build_quorum
 
@@ -21,14 +28,14 @@ def _quorum(context: Any) -> Any:
     return reviewer
 
 
-def _human(context: Any) -> Any:
+def _human(context: ReviewerContext) -> HumanReviewer:
     """Asks a person on the terminal (or decides by hil_mode / --yes); rejects when nobody can answer."""
     from quorum.infrastructure.review.factory import build_human
 
     return build_human(context)
 
 
-def _auto(context: Any) -> Any:
+def _auto(context: ReviewerContext) -> AutoReviewer:
     """Approves every call under --yes or hil_mode = auto_approve, otherwise rejects every call."""
     from quorum.infrastructure.review.factory import build_auto
 
@@ -36,7 +43,7 @@ def _auto(context: Any) -> Any:
 
 
 @hookimpl
-def quorum_register_reviewers(registry: Any) -> None:
+def quorum_register_reviewers(registry: ReviewerRegistry) -> None:
     registry.add("quorum", _quorum)
     registry.add("human", _human)
     registry.add("auto", _auto)

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.plugins.registries import StoreRegistry
 from quorum.infrastructure.storage.settings import StorageSettings
+
+if TYPE_CHECKING:
+    from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 
 DB_ENV = "QUORUM_DB"
 DB_FILENAME = "runs.db"
@@ -26,7 +30,9 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("quorum", appauthor=False))
 
 
-def database_path(settings: Any, env: Mapping[str, str], data_dir: Path | None = None) -> Path:
+def database_path(
+    settings: Settings | StorageSettings | None, env: Mapping[str, str], data_dir: Path | None = None
+) -> Path:
     """Where the run log is: ``QUORUM_DB``, else ``[storage] path``, else ``runs.db`` in the data dir.
 
     Args:
@@ -36,13 +42,13 @@ def database_path(settings: Any, env: Mapping[str, str], data_dir: Path | None =
     """
     if env.get(DB_ENV):
         return Path(env[DB_ENV]).expanduser()
-    storage = settings if isinstance(settings, StorageSettings) else getattr(settings, "storage", None)
+    storage = settings if settings is None or isinstance(settings, StorageSettings) else settings.storage
     if storage is not None and storage.path is not None:
         return Path(storage.path).expanduser()
     return (data_dir or default_data_dir()) / DB_FILENAME
 
 
-def sqlite_store(context: StoreContext) -> Any:
+def sqlite_store(context: StoreContext) -> SqliteRunStore:
     """The SQLite run log (``[storage] path``, ``QUORUM_DB``, or ``runs.db`` in the data dir)."""
     from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 

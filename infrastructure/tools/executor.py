@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import QuorumError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
-from quorum.infrastructure.plugins.contracts import ToolSource
+from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceOrigins, ToolSourceProblems
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
 
@@ -149,9 +149,8 @@ class PluginToolExecutor:
         except Exception as error:
             self._note(f"tool source {source.name!r} is unavailable: {error}")
             return []
-        problems = getattr(source, "problems", None)
-        if isinstance(problems, list):
-            for message in problems:
+        if isinstance(source, ToolSourceProblems):
+            for message in source.problems:
                 self._note(message)
         return definitions
 
@@ -161,10 +160,9 @@ class PluginToolExecutor:
 
 
 def _origin(source: ToolSource, tool_name: str) -> str:
-    origin = getattr(source, "origin", None)
-    if callable(origin):
+    if isinstance(source, ToolSourceOrigins):
         try:
-            return str(origin(tool_name))
+            return str(source.origin(tool_name))
         except Exception:
             return source.name
     return source.name

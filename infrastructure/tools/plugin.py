@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quorum.infrastructure.plugins.contracts import ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 
+if TYPE_CHECKING:
+    from quorum.infrastructure.plugins.registries import ToolRegistry
+    from quorum.infrastructure.tools.builtin import BuiltinToolSource
 
-def builtin_source_factory(context: ToolSourceContext) -> Any:
+
+def builtin_source_factory(context: ToolSourceContext) -> BuiltinToolSource:
     """File, search and shell tools confined to the workspace; commands sandboxed."""
     from quorum.infrastructure.sandbox.detect import sandbox_status
     from quorum.infrastructure.sandbox.redacted_files import RedactedCopies
     from quorum.infrastructure.tools.builtin import BuiltinToolSource
     from quorum.infrastructure.tools.command_launch import CommandLauncher
-    from quorum.infrastructure.tools.settings import ToolsSettings
 
-    settings = getattr(context.settings, "tools", None)
-    if not isinstance(settings, ToolsSettings):
-        settings = ToolsSettings()
+    settings = context.settings.tools
     status = sandbox_status(settings.sandbox.mode, settings.sandbox.program)
     workspace = context.workspace.resolve()
     copies = RedactedCopies(context.config_files, workspace, context.secrets.redactor())
@@ -27,5 +28,5 @@ def builtin_source_factory(context: ToolSourceContext) -> Any:
 
 
 @hookimpl
-def quorum_register_tools(registry: Any) -> None:
+def quorum_register_tools(registry: ToolRegistry) -> None:
     registry.add_source("builtin", builtin_source_factory)

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 
+if TYPE_CHECKING:
+    from quorum.infrastructure.plugins.contracts import ProviderContext
+    from quorum.infrastructure.plugins.registries import ProviderRegistry
+    from quorum.infrastructure.providers.offline.scripted import ScriptedGateway
+    from quorum.infrastructure.providers.offline.test_model import TestGateway
 
-def _test(context: Any) -> Any:
+
+def _test(context: ProviderContext) -> TestGateway:
     """Offline: calls each low-risk tool once, then summarises (no key, no network)."""
     from quorum.infrastructure.providers.offline.test_model import TestGateway
 
     return TestGateway(context)
 
 
-def _scripted(context: Any) -> Any:
+def _scripted(context: ProviderContext) -> ScriptedGateway:
     """Offline: replays a TOML/JSON script of turns (scripted:PATH[#NAME])."""
     from quorum.infrastructure.providers.offline.scripted import ScriptedGateway
 
@@ -22,6 +28,6 @@ def _scripted(context: Any) -> Any:
 
 
 @hookimpl
-def quorum_register_providers(registry: Any) -> None:
+def quorum_register_providers(registry: ProviderRegistry) -> None:
     registry.add("test", _test)
     registry.add("scripted", _scripted)

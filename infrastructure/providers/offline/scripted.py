@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from quorum.domain.errors import ConfigurationError, ProviderError, UsageError
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.infrastructure.plugins.contracts import ProviderContext
 from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
 
 
@@ -127,7 +128,7 @@ class ScriptedSession(OfflineSession):
 class ScriptedGateway:
     """Provider kind ``scripted``: the model name is the script path (``PATH`` or ``PATH#NAME``)."""
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: ProviderContext) -> None:
         self.context = context
 
     def session(

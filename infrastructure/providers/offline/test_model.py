@@ -8,6 +8,7 @@ from typing import Any
 
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.infrastructure.plugins.contracts import ProviderContext
 from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
 
 _PATHISH = ("path", "dir", "directory", "file", "cwd", "folder")
@@ -104,7 +105,7 @@ class TestGateway:
 
     __test__ = False
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: ProviderContext) -> None:
         self.context = context
 
     def session(

@@ -11,6 +11,7 @@ import pytest
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.review import Verdict
 from quorum.infrastructure.config.loader import collect_layers, validate
+from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext
 from quorum.infrastructure.plugins.manager import PluginCatalog
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
@@ -24,7 +25,7 @@ A, R, E = Verdict.APPROVE, Verdict.REJECT, Verdict.ERROR
 def pipeline(gateway: PluginLlmGateway, prompt: Any = None, *, yes: bool = False, **review: Any) -> Any:
     return build_reviewer(
         ReviewerContext(
-            settings=ReviewSettings(**review),
+            settings=Settings(review=ReviewSettings(**review)),
             gateway=gateway,
             interactive=prompt is not None,
             auto_approve=yes,
@@ -227,9 +228,9 @@ def test_plugins_register_the_builtin_reviewers(catalog: PluginCatalog, gateway:
     entry = catalog.reviewers.get("quorum")
     assert entry is not None and entry.plugin == "quorum.review"
     with pytest.raises(ConfigurationError, match="needs \\[review\\] reviewers"):
-        entry.value(ReviewerContext(settings=ReviewSettings(), gateway=gateway))
+        entry.value(ReviewerContext(settings=Settings(), gateway=gateway))
     quorum = entry.value(
-        ReviewerContext(settings=ReviewSettings(reviewers=[model(script, "approve")]), gateway=gateway)
+        ReviewerContext(settings=Settings(review=ReviewSettings(reviewers=[model(script, "approve")])), gateway=gateway)
     )
     assert quorum.panel == [model(script, "approve")]
 
@@ -250,12 +251,13 @@ async def test_a_plugin_reviewer_can_sit_on_the_panel(gateway: PluginLlmGateway,
 
     catalog = load_plugins(autoload=False, extra=[("opa-plugin", Plugin())])
     settings = ReviewSettings(reviewers=[model(script, "approve"), "opa"], rule="unanimous")
-    review = build_reviewer(ReviewerContext(settings=settings, gateway=gateway), catalog.reviewers)
+    review = build_reviewer(ReviewerContext(settings=Settings(review=settings), gateway=gateway), catalog.reviewers)
     call = high_call()
     decision = await review.review(call, context_for(call))
     assert [(v.reviewer, v.verdict, v.reason) for v in decision.votes][1] == ("opa", R, "opa says no")
     assert not decision.approved
     with pytest.raises(ConfigurationError, match="cannot sit on the review panel"):
         build_reviewer(
-            ReviewerContext(settings=ReviewSettings(reviewers=["human"]), gateway=gateway), catalog.reviewers
+            ReviewerContext(settings=Settings(review=ReviewSettings(reviewers=["human"])), gateway=gateway),
+            catalog.reviewers,
         )

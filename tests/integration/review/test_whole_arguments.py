@@ -12,6 +12,7 @@ import pytest
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.review import QuorumRule
 from quorum.infrastructure.config.loader import collect_layers, validate
+from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext
 from quorum.infrastructure.review import HumanAnswer, QuorumReviewer, build_reviewer
 from quorum.infrastructure.review.prompts import arguments_json
@@ -79,7 +80,7 @@ async def test_the_limit_counts_utf8_bytes_not_characters() -> None:
 def pipeline(gateway: BehaviourGateway, prompt: RecordingPrompt | None, **review: Any) -> Any:
     return build_reviewer(
         ReviewerContext(
-            settings=ReviewSettings(reviewers=list(PANEL), **review),
+            settings=Settings(review=ReviewSettings(reviewers=list(PANEL), **review)),
             gateway=gateway,  # type: ignore[arg-type]
             interactive=prompt is not None,
             prompt=prompt,
