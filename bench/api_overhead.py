@@ -1,0 +1,461 @@
+"""The agent loop through the public API (``from quorum import Agent, tool``) vs the bare openai SDK.
+
+Everything Quorum-side goes through ``Agent`` and ``@tool`` only; the baseline is
+``openai.AsyncOpenAI().chat.completions.create`` sending the same requests (checked byte for byte
+against an in-process server before measuring). The model is the local Chat Completions wire
+server of tests/support, run in a child process, so the CPU time measured here
+(``time.process_time``) is the client's alone. The server answers from the request: a request
+with tools gets one call of ``lookup`` per key named in the task, a request ending with tool
+results gets their values joined, anything else gets a fixed text.
+
+* S1: a one-turn text answer (no tools), non-streaming and streaming: median CPU and wall time per
+  turn of ``Agent.run`` vs one ``create`` call (and reading the text). Samples are paired (one
+  of each, alternating which goes first); the overhead is the median of the paired differences,
+  which drift in the shared machine's load moves less than a difference of medians. "connects":
+  new TCP connections per sample (0: the keep-alive connection was reused).
+* S2: a run with a tool turn: the model calls a ``@tool(risk="low")`` function twice in one
+  response, then answers: ``Agent.run`` vs the bare SDK doing the same two requests and calling
+  the function itself.
+* S3: throughput: ``--runs`` runs (batches of ``--batch`` through ``asyncio.gather``) on ONE
+  ``Agent`` with ``run_log=<temp sqlite file>``, each run one tool call then an answer; runs/s
+  with the run log on, off, and the bare SDK doing the same. The run log is then read with
+  ``sqlite3``: it must hold every run, each with all its events.
+* Import time: fresh interpreters, ``python -c "import quorum"`` and ``"from quorum import Agent"``
+  vs ``python -c pass``.
+
+    python bench/api_overhead.py [--turns 300] [--runs 200] [--batch 50] [--repeats 5] [--imports 15]
+
+Goals: ≤ 0.5 ms CPU overhead per turn; S3 ≥ 25 runs/s with the run log on; ``import quorum``
+≤ 30 ms above ``python -c pass``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.http_server import Recorded, Reply, ScriptedHttpServer  # noqa: E402
+from tests.support.openai_server import render  # noqa: E402
+from tests.support.script import Call, Turn  # noqa: E402
+
+SYSTEM = "You are a benchmark. Be brief."
+TEXT_TASK = "Say hello."
+TEXT_ANSWER = "Hello! How can I help you today?"
+TABLE = {"a": "1", "b": "2", "c": "3"}
+TOOL_WIRE = [
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "description": "Look a key up in the table.",
+            "parameters": {
+                "additionalProperties": False,
+                "properties": {"key": {"description": "the key to look up.", "type": "string"}},
+                "required": ["key"],
+                "type": "object",
+            },
+        },
+    }
+]
+"""What ``@tool`` makes of ``lookup`` on the wire; the bare SDK sends it as is (checked in ``verify``)."""
+
+
+def tool_task(*keys: str) -> str:
+    return "lookup: " + " ".join(keys)
+
+
+def tool_answer(*keys: str) -> str:
+    return ", ".join(TABLE[k] for k in keys)
+
+
+# --- the server (child process) ----------------------------------------------------------------
+
+
+def answer_for(body: dict[str, Any]) -> Turn:
+    """The model's reply to a request, decided by the request alone (so concurrent runs can share it)."""
+    messages = body["messages"]
+    if messages[-1]["role"] == "tool":
+        trailing = itertools.takewhile(lambda m: m["role"] == "tool", reversed(messages))
+        return Turn(text=", ".join(m["content"] for m in reversed(list(trailing))))
+    if body.get("tools"):
+        task = next(m["content"] for m in messages if m["role"] == "user")
+        keys = task.removeprefix("lookup: ").split()
+        return Turn(calls=tuple(Call(f"c{i}", "lookup", {"key": k}) for i, k in enumerate(keys)))
+    return Turn(text=TEXT_ANSWER)
+
+
+def render_by_content(_item: Any, request: Recorded) -> Reply:
+    return render(answer_for(request.body or {}), request)
+
+
+def content_server() -> ScriptedHttpServer:
+    server = ScriptedHttpServer(render_by_content)
+    # http.server listens with a backlog of 5: a batch of runs opening connections at once would
+    # overflow it and see resets. Listening again on Linux raises the backlog of the same socket.
+    server._httpd.socket.listen(1024)
+    server.start()
+    server.enqueue(*itertools.repeat("auto", 300_000))  # the script is the request: any item will do
+    return server
+
+
+def serve() -> None:
+    """``--serve``: print the server's URL, serve until stdin closes."""
+    server = content_server()
+    print(server.url, flush=True)
+    sys.stdin.read()
+    server.stop()
+
+
+# --- the two clients ---------------------------------------------------------------------------
+
+
+def make_lookup() -> tuple[Any, Callable[..., Awaitable[str]]]:
+    """(the ``@tool`` for the agent, the plain function the bare SDK calls itself)."""
+    from quorum import tool
+
+    async def lookup(key: str) -> str:
+        """Look a key up in the table.
+
+        Args:
+            key: the key to look up.
+        """
+        return TABLE.get(key, "?")
+
+    return tool(risk="low")(lookup), lookup
+
+
+def make_agent(url: str, *, tools: bool, stream: bool, run_log: Path | bool = False) -> Any:
+    from quorum import Agent
+
+    providers = {"local": {"type": "openai", "base_url": url + "/v1", "api_key": "x", "max_retries": 0}}
+    offered = [make_lookup()[0]] if tools else []
+    return Agent(
+        "local:m",
+        tools=offered,
+        providers=providers,
+        system_prompt=SYSTEM,
+        stream=stream,
+        run_log=run_log,
+        max_tool_turns=4,
+    )
+
+
+class Bare:
+    """The same runs, written against the openai SDK directly."""
+
+    def __init__(self, url: str) -> None:
+        import openai
+
+        self.client = openai.AsyncOpenAI(base_url=url + "/v1", api_key="x", max_retries=0)
+        self.function = make_lookup()[1]
+
+    async def turn(self, messages: list[dict[str, Any]], tools: bool, stream: bool) -> tuple[str, list[Any]]:
+        """One request: (text, [(id, name, arguments text)])."""
+        extra: dict[str, Any] = {"tools": TOOL_WIRE} if tools else {}
+        if not stream:
+            completion = await self.client.chat.completions.create(model="m", messages=messages, **extra)
+            message = completion.choices[0].message
+            calls = [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or ()]
+            return message.content or "", calls
+        chunks = await self.client.chat.completions.create(
+            model="m", messages=messages, stream=True, stream_options={"include_usage": True}, **extra
+        )
+        text: list[str] = []
+        parts: dict[int, list[Any]] = {}
+        async for chunk in chunks:
+            for choice in chunk.choices:
+                if choice.delta.content:
+                    text.append(choice.delta.content)
+                for call in choice.delta.tool_calls or ():
+                    part = parts.setdefault(call.index, [call.id, call.function.name, []])
+                    part[2].append(call.function.arguments or "")
+        return "".join(text), [(i, n, "".join(a)) for i, n, a in parts.values()]
+
+    async def run(self, task: str, tools: bool, stream: bool) -> str:
+        """A run as the agent does it: ask, call the tools the model asks for, ask again, until text."""
+        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+        while True:
+            text, calls = await self.turn(messages, tools, stream)
+            if not calls:
+                return text
+            results = await asyncio.gather(*(self.function(**json.loads(a)) for _, _, a in calls))
+            wire_calls = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
+            messages.append({"role": "assistant", "content": text or None, "tool_calls": wire_calls})
+            messages.extend(
+                {"role": "tool", "tool_call_id": i, "content": r} for (i, _, _), r in zip(calls, results, strict=True)
+            )
+
+
+# --- checks and measurements -------------------------------------------------------------------
+
+
+async def verify() -> None:
+    """The bare SDK sends what the agent sends (in-process server), and both get the right answers."""
+    server = content_server()
+    try:
+        for tools, stream in itertools.product((False, True), (False, True)):
+            task, want = (tool_task("a", "b"), tool_answer("a", "b")) if tools else (TEXT_TASK, TEXT_ANSWER)
+            bare = Bare(server.url)
+            async with make_agent(server.url, tools=tools, stream=stream) as agent:
+                start = len(server.requests)
+                result = await agent.run(task)
+                ours = [r.body for r in server.requests[start:]]
+                start = len(server.requests)
+                text = await bare.run(task, tools, stream)
+                theirs = [r.body for r in server.requests[start:]]
+            await bare.client.close()
+            assert result.stop_reason == "end_turn" and result.output == want, (result.stop_reason, result.output)
+            assert text == want, text
+            assert ours == theirs, f"requests differ (tools={tools}, stream={stream}):\n{ours}\n{theirs}"
+    finally:
+        server.stop()
+
+
+Step = Callable[[], Awaitable[Any]]
+
+CONNECTS = [0]
+"""TCP connections this process opened: a client that does not reuse its connections pays here."""
+
+
+def count_connects() -> None:
+    import socket
+
+    connect = socket.socket.connect
+
+    def counted(self: socket.socket, address: Any) -> None:
+        CONNECTS[0] += 1
+        connect(self, address)
+
+    socket.socket.connect = counted  # type: ignore[method-assign]
+
+
+async def paired(n: int, ours: Step, bare: Step, warm_up: int = 20) -> dict[str, list[float]]:
+    """CPU and wall seconds of ``n`` calls of each, alternating which goes first."""
+    for _ in range(warm_up):
+        await ours()
+        await bare()
+    out: dict[str, list[float]] = {"ours_cpu": [], "ours_wall": [], "bare_cpu": [], "bare_wall": []}
+    out |= {"ours_connects": [0.0], "bare_connects": [0.0]}
+    for i in range(n):
+        for name, step in (("ours", ours), ("bare", bare)) if i % 2 == 0 else (("bare", bare), ("ours", ours)):
+            connects, cpu, wall = CONNECTS[0], time.process_time(), time.perf_counter()
+            await step()
+            out[f"{name}_wall"].append(time.perf_counter() - wall)
+            out[f"{name}_cpu"].append(time.process_time() - cpu)
+            out[f"{name}_connects"][0] += CONNECTS[0] - connects
+    return out
+
+
+async def scenario(url: str, n: int, tools: bool, stream: bool) -> dict[str, list[float]]:
+    task, want = (tool_task("a", "b"), tool_answer("a", "b")) if tools else (TEXT_TASK, TEXT_ANSWER)
+    bare = Bare(url)
+    async with make_agent(url, tools=tools, stream=stream) as agent:
+
+        async def ours() -> None:
+            result = await agent.run(task)
+            assert result.output == want and result.stop_reason == "end_turn", result
+
+        async def theirs() -> None:
+            assert await bare.run(task, tools, stream) == want
+
+        try:
+            return await paired(n, ours, theirs)
+        finally:
+            await bare.client.close()
+
+
+async def throughput(url: str, runs: int, batch: int, repeats: int, log: Path) -> dict[str, Any]:
+    """runs/s of ``runs`` one-tool-call runs, ``batch`` at a time: run log on, off, bare SDK."""
+    tasks = [tool_task("abc"[i % 3]) for i in range(runs)]
+    wants = [tool_answer("abc"[i % 3]) for i in range(runs)]
+    logged = make_agent(url, tools=True, stream=False, run_log=log)
+    unlogged = make_agent(url, tools=True, stream=False)
+    bare = Bare(url)
+    events_of: dict[str, int] = {}
+
+    async def agent_runs(agent: Any, record: bool) -> None:
+        for start in range(0, runs, batch):
+            results = await asyncio.gather(*(agent.run(t) for t in tasks[start : start + batch]))
+            for result, want in zip(results, wants[start : start + batch], strict=True):
+                assert result.stop_reason == "end_turn" and result.output == want, (result.stop_reason, result.output)
+                if record:
+                    events_of[result.run_id] = len(result.events)
+
+    async def bare_runs() -> None:
+        for start in range(0, runs, batch):
+            texts = await asyncio.gather(*(bare.run(t, True, False) for t in tasks[start : start + batch]))
+            assert texts == wants[start : start + batch]
+
+    variants: dict[str, Callable[[], Awaitable[None]]] = {
+        "log on": lambda: agent_runs(logged, True),
+        "log off": lambda: agent_runs(unlogged, False),
+        "bare SDK": bare_runs,
+    }
+    rates: dict[str, list[float]] = {name: [] for name in variants}
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
+    try:
+        for go in variants.values():  # warm-up: connections, imports, the log's schema
+            await go()
+        for _ in range(repeats):
+            for name, go in variants.items():
+                start_cpu, start = time.process_time(), time.perf_counter()
+                await go()
+                rates[name].append(runs / (time.perf_counter() - start))
+                cpu[name].append((time.process_time() - start_cpu) / runs)
+        await asyncio.sleep(0.05)  # let a flush scheduled by the last events run
+    finally:
+        await logged.aclose()
+        await unlogged.aclose()
+        await bare.client.close()
+    return {"rates": rates, "cpu": cpu, "events_of": events_of}
+
+
+def check_log(log: Path, events_of: dict[str, int]) -> str:
+    """Every run the agent reported is in the log, with every one of its events, finished."""
+    with sqlite3.connect(f"file:{log}?mode=ro", uri=True) as conn:
+        runs = dict(conn.execute("SELECT id, stop_reason FROM runs").fetchall())
+        counts = dict(conn.execute("SELECT run_id, COUNT(*) FROM events GROUP BY run_id").fetchall())
+        distinct = conn.execute("SELECT COUNT(DISTINCT run_id) FROM events").fetchone()[0]
+        finished = conn.execute("SELECT COUNT(*) FROM events WHERE type = 'run_finished'").fetchone()[0]
+    assert set(runs) == set(events_of), f"{len(runs)} runs in the log, {len(events_of)} run"
+    assert distinct == len(events_of) == finished
+    assert all(reason == "end_turn" for reason in runs.values())
+    assert counts == events_of, "a run is missing events in the log"
+    per_run = sorted(set(events_of.values()))
+    return (
+        f"run log holds all {len(runs):,} runs of the agent with the log on (distinct run ids), "
+        f"{sum(counts.values()):,} events ({'/'.join(map(str, per_run))} per run, as the runs reported), "
+        f"every run finished (end_turn)"
+    )
+
+
+def import_times(runs: int) -> dict[str, float]:
+    commands = {
+        "python -c pass": "pass",
+        'python -c "import quorum"': "import quorum",
+        'python -c "from quorum import Agent"': "from quorum import Agent",
+    }
+    samples: dict[str, list[float]] = {label: [] for label in commands}
+    with tempfile.TemporaryDirectory() as away:  # not the checkout: import the installed package
+        for round_ in range(runs + 1):
+            for label, code in commands.items():
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-c", code], cwd=away, check=True, capture_output=True)
+                if round_:  # the first round warms the file cache and .pyc files
+                    samples[label].append(time.perf_counter() - start)
+        probe = (
+            "import sys, quorum\n"
+            "print(sorted(m for m in ('pydantic', 'openai', 'httpx', 'dependency_injector', 'quorum.agent')"
+            " if m in sys.modules))"
+        )
+        heavy = subprocess.run([sys.executable, "-c", probe], cwd=away, check=True, capture_output=True, text=True)
+    out = {label: statistics.median(s) * 1e3 for label, s in samples.items()}
+    out["heavy"] = heavy.stdout.strip()  # type: ignore[assignment]
+    return out
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def ms(values: list[float]) -> float:
+    return statistics.median(values) * 1e3
+
+
+def row(label: str, m: dict[str, list[float]], per: int = 1) -> str:
+    cells = []
+    for kind in ("cpu", "wall"):
+        ours, bare = ms(m[f"ours_{kind}"]), ms(m[f"bare_{kind}"])
+        extra = ms([a - b for a, b in zip(m[f"ours_{kind}"], m[f"bare_{kind}"], strict=True)])
+        both = f"{bare:8.3f} {ours:8.3f}" if per == 1 else " " * 17
+        cells.append(f"{both} {extra / per:+9.3f}")
+    if per == 1:
+        bare_n, ours_n = (m[f"{side}_connects"][0] / len(m[f"{side}_cpu"]) for side in ("bare", "ours"))
+        cells.append(f"{bare_n:5.1f} {ours_n:5.1f}")
+    return f"{label:<34} " + "   ".join(cells)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=300, help="paired samples per S1/S2 row")
+    parser.add_argument("--runs", type=int, default=200, help="S3 runs per measurement")
+    parser.add_argument("--batch", type=int, default=50, help="S3 runs in flight at once")
+    parser.add_argument("--repeats", type=int, default=5, help="S3 measurements per variant")
+    parser.add_argument("--imports", type=int, default=15, help="interpreters per import-time row")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve()
+        return
+
+    count_connects()
+    asyncio.run(verify())
+    print("checked: the bare SDK sends the same requests as Agent.run (S1, S2; plain and streaming)\n")
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert child.stdout is not None
+        url = child.stdout.readline().strip()
+        print(
+            f"S1/S2: medians of {args.turns} paired samples, ms; overhead = median of the paired differences "
+            "(local wire server in a child process)"
+        )
+        head = f"{'':<34} {'bare':>8} {'Agent':>8} {'overhead':>9}"
+        print(f"{'':<34} {'--------- CPU ----------':>27}   {'--------- wall ---------':>27}   {'connects':>11}")
+        print(f"{head}   {head[35:]}   {'bare':>5} {'Agent':>5}")
+        results: dict[str, dict[str, list[float]]] = {}
+        for label, tools, stream in (
+            ("S1 text turn, non-streaming", False, False),
+            ("S1 text turn, streaming", False, True),
+            ("S2 tool run (2 turns), non-stream.", True, False),
+            ("S2 tool run (2 turns), streaming", True, True),
+        ):
+            results[label] = m = asyncio.run(scenario(url, args.turns, tools, stream))
+            print(row(label, m), flush=True)
+            if tools:
+                print(row("   overhead per model turn (÷ 2)", m, per=2))
+
+        with tempfile.TemporaryDirectory() as folder:
+            log = Path(folder) / "runs.db"
+            s3 = asyncio.run(throughput(url, args.runs, args.batch, args.repeats, log))
+            verdict = check_log(log, s3["events_of"])
+        print(
+            f"\nS3: {args.runs} one-tool-call runs on one Agent, {args.batch} at a time (asyncio.gather), "
+            f"non-streaming; median of {args.repeats}"
+        )
+        for name in s3["rates"]:
+            rate, cpu = statistics.median(s3["rates"][name]), ms(s3["cpu"][name])
+            spread = f"{min(s3['rates'][name]):.0f}–{max(s3['rates'][name]):.0f}"
+            print(f"  {name:<9} {rate:7.0f} runs/s  (range {spread})   {cpu:6.3f} ms CPU per run")
+        print(f"  {verdict}")
+    finally:
+        if child.stdin is not None:
+            child.stdin.close()
+        child.wait(10)
+
+    imports = import_times(args.imports)
+    heavy = imports.pop("heavy")
+    floor = imports["python -c pass"]
+    print(f"\nImport time: median of {args.imports} fresh interpreters")
+    for label, value in imports.items():
+        above = "" if label == "python -c pass" else f"   +{value - floor:5.1f} ms above python -c pass"
+        print(f"  {label:<38} {value:6.1f} ms{above}")
+    print(f"  heavy modules loaded by `import quorum`: {heavy}")
+
+
+if __name__ == "__main__":
+    main()
