@@ -31,7 +31,7 @@ _MAX_SHOWN_ERRORS = 5
 class _ToolJsonSchema(GenerateJsonSchema):
     """Pydantic's JSON Schema without per-field titles (noise to a model) or default warnings."""
 
-    def field_title_should_be_set(self, schema: CoreSchema) -> bool:  # type: ignore[override]
+    def field_title_should_be_set(self, schema: CoreSchema) -> bool:
         return False
 
     def emit_warning(self, kind: JsonSchemaWarningKind, detail: str) -> None:
@@ -102,7 +102,9 @@ def read_signature(function: Callable[..., Any], descriptions: Mapping[str, str]
             context_parameter = parameter.name
             continue
         fields[parameter.name] = _field(hint, parameter.default, descriptions.get(parameter.name, ""))
-    arguments: Any = TypedDict(f"{function.__name__}_arguments", fields)  # type: ignore[operator]
+    # Through Any: mypy only analyses a TypedDict spelled out with a literal name, not one built from a signature.
+    make_typed_dict: Any = TypedDict
+    arguments: Any = make_typed_dict(f"{function.__name__}_arguments", fields)
     arguments.__pydantic_config__ = ConfigDict(extra="forbid")
     try:
         adapter: TypeAdapter[dict[str, Any]] = TypeAdapter(arguments)
