@@ -10,6 +10,8 @@ Everything a provider can send is translated here: SDK exceptions, and the readi
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Sequence
@@ -222,10 +224,12 @@ class ProviderSession(ABC):
         try:
             async with self._open(request, stream=True) as raw:
                 started = True
-                async for sse in sse_events(raw.http_response, idle_timeout=self._errors.timeout):
+                events = sse_events(raw.http_response, idle_timeout=self._errors.timeout)
+                async for sse in events:
                     for event in accumulator.feed(sse):
                         yield event
-                    if accumulator.done:  # what follows the final event is not waited for
+                    if accumulator.done:
+                        await _drain(events)
                         break
             response = accumulator.finish()
         except Exception as error:
@@ -256,6 +260,23 @@ def require_unique_ids(calls: Sequence[ToolUseBlock]) -> None:
         if call.id in seen:
             raise MalformedResponse(f"the tool call id {call.id!r} appears more than once")
         seen.add(call.id)
+
+
+DRAIN_SECONDS = 1.0
+"""How long the rest of a finished stream (``[DONE]``, the body's end) is read for."""
+
+
+async def _drain(events: AsyncIterator[Any]) -> None:
+    """Read what follows a stream's final event, briefly, ignoring it.
+
+    A body left unread cannot go back to the connection pool: the next request would open a new
+    connection (a new TLS handshake, against a real provider). Whatever arrives, or does not
+    arrive within ``DRAIN_SECONDS``, the response is already complete.
+    """
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in events:
+                pass
 
 
 def decode_arguments(text: str) -> tuple[dict[str, Any], str | None, str | None]:
