@@ -11,18 +11,20 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dependency_injector import containers, providers
 
+from quorum.application.ports.llm import LlmGateway
 from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.run_store import RunStore
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.cli.options import AppOptions
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.events import RunEvent
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
-from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSourceContext
+from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSource, ToolSourceContext
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
 from quorum.infrastructure.sandbox.detect import SandboxStatus
@@ -30,6 +32,10 @@ from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
 from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
+
+if TYPE_CHECKING:  # imported when a run builds its reviewer
+    from quorum.application.review_gate import ReviewGate
+    from quorum.infrastructure.review.human import HumanPrompt
 
 TRUTHY = ("1", "true", "yes", "on")
 
@@ -103,7 +109,7 @@ def build_tool_executor(
     catalog: PluginCatalog,
     settings: Settings,
     env: Mapping[str, str],
-    gateway: Any,
+    gateway: LlmGateway,
     secrets: KnownSecrets,
     raw: RawConfig,
 ) -> PluginToolExecutor:
@@ -116,15 +122,19 @@ def build_tool_executor(
         secrets=secrets,
         config_files=tuple(Path(f) for f in raw.files),
     )
-    sources: list[Any] = [entry.value(context) for entry in catalog.tools.entries()]
+    sources: list[ToolSource] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
         sources.append(FunctionToolSource(catalog.tools.functions))
     return PluginToolExecutor(sources=sources, settings=settings.tools)
 
 
 def build_reviewer(
-    catalog: PluginCatalog, settings: Settings, options: AppOptions, gateway: Any, prompt: Any = None
-) -> Any:
+    catalog: PluginCatalog,
+    settings: Settings,
+    options: AppOptions,
+    gateway: LlmGateway,
+    prompt: HumanPrompt | None = None,
+) -> ReviewGate:
     """The review (policy rules → quorum of models → human) of one run.
 
     One per run: the human step remembers "always" answers for the run it serves. ``prompt`` asks
@@ -143,7 +153,7 @@ def build_reviewer(
     return build_pipeline(context, catalog.reviewers)
 
 
-def open_store(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str]) -> Any:
+def open_store(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str]) -> RunStore:
     """The store of ``[storage] backend`` (whether or not recording is on).
 
     Raises:
@@ -156,7 +166,9 @@ def open_store(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str
     return entry.value(StoreContext(settings=settings, env=env, data_dir=user_data_dir()))
 
 
-def build_run_store(catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]) -> Any:
+def build_run_store(
+    catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]
+) -> RunStore | None:
     """The store runs are recorded in, or None when recording is off (``--no-log``, ``enabled = false``)."""
     if options.no_log or not settings.storage.enabled:
         return None
@@ -174,7 +186,7 @@ class FanOut:
             observer.on_event(event)
 
 
-def build_recorder(store: Any, settings: Settings, parent_run_id: str | None) -> RunObserver | None:
+def build_recorder(store: RunStore | None, settings: Settings, parent_run_id: str | None) -> RunObserver | None:
     """Records the run's events in the store; a failing store is reported, never stops the run."""
     if store is None:
         return None
