@@ -124,7 +124,7 @@ def build_tool_executor(
     )
     sources: list[ToolSource] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
-        sources.append(FunctionToolSource(catalog.tools.functions))
+        sources.append(FunctionToolSource(catalog.tools.functions, workspace=workspace_of(settings)))
     return PluginToolExecutor(sources=sources, settings=settings.tools)
 
 

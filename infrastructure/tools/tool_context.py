@@ -14,9 +14,8 @@ class ToolContext:
     The parameter is left out of the tool's schema (the model never sees it); any name works.
 
     Attributes:
-        run_id: the run the call belongs to; ``""`` where the caller does not know it (the
-            ``ToolSource.execute`` port carries no run id: the ``quorum`` CLI path leaves it
-            empty, an embedding caller passes a context of its own).
+        run_id: the run the call belongs to (``RunAgent`` publishes it in
+            ``quorum.application.run_context.current_run_id``); ``""`` outside a run.
         workspace: the directory tools act in, when the tool source was given one.
         logger: a logger named ``quorum.tools.<tool name>``.
         call_id: the id the model gave this call (its results are sent back under it).

@@ -35,7 +35,7 @@ async def weather(city: str, ctx: ToolContext) -> str:
     Args:
         city: City name.
     """
-    return f"sunny in {city} (run {ctx.run_id})"
+    return f"sunny in {city} (run {ctx.run_id}, workspace {ctx.workspace})"
 
 
 @tool(risk="high")
@@ -71,7 +71,7 @@ async def test_a_run_calls_tools_with_their_run_and_returns_every_event(tmp_path
     assert isinstance(result, RunResult)
     assert (result.stop_reason, result.output, result.turns) == ("end_turn", "hat", 2)
     (outcome,) = [e for e in result.events if e.type == "tool_result"]
-    assert outcome.output == f"sunny in Paris (run {result.run_id})"
+    assert outcome.output == f"sunny in Paris (run {result.run_id}, workspace {Path.cwd().resolve()})"
     assert result.events[0].type == "run_started" and result.events[-1].type == "run_finished"
 
 

@@ -127,10 +127,11 @@ async def test_a_run_offers_validates_and_calls_decorated_tools() -> None:
     assert results["c3"][1].startswith("invalid arguments: when: Input should be a valid date")
     assert results["c4"][0] is True and "value" in results["c4"][1]
     assert results["c5"] == (False, "still works")
-    # The container gives the function source no workspace; the run id is filled where the
-    # function source learns it (work under way elsewhere), else left empty.
-    assert [(c.call_id, c.workspace, c.logger.name) for c in CONTEXTS] == [("c2", None, "quorum.tools.days_until")]
-    assert CONTEXTS[0].run_id in {"", result.run_id}
+    # The context carries the call, the run (RunAgent publishes its id) and the workspace.
+    assert [(c.call_id, c.workspace, c.logger.name) for c in CONTEXTS] == [
+        ("c2", Path.cwd().resolve(), "quorum.tools.days_until")
+    ]
+    assert CONTEXTS[0].run_id == result.run_id
 
 
 async def test_offered_schemas_meet_both_wires() -> None:
