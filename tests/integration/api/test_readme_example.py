@@ -1,4 +1,8 @@
-"""The README's "Use it from Python" example, run as written against the local OpenAI wire server."""
+"""The README's "Use it from Python" example, run as written against the local wire servers.
+
+The main model speaks OpenAI's wire (``OPENAI_BASE_URL``), the reviewer on the panel Anthropic's
+(``ANTHROPIC_BASE_URL``); the MCP server is the real ``mcp-server-time``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.anthropic_server import anthropic_server
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
@@ -32,7 +37,20 @@ def wire() -> Iterator[ScriptedHttpServer]:
         server.stop()
 
 
-def test_the_readme_example_runs_as_written(wire: ScriptedHttpServer, tmp_path: Path) -> None:
+@pytest.fixture
+def reviewer_wire() -> Iterator[ScriptedHttpServer]:
+    server = anthropic_server()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_the_readme_example_runs_as_written(
+    wire: ScriptedHttpServer, reviewer_wire: ScriptedHttpServer, tmp_path: Path
+) -> None:
+    verdict = Turn(calls=(Call("v", "submit_verdict", {"verdict": "approve", "reason": "a weather lookup"}),))
+    reviewer_wire.enqueue(verdict, verdict)
     wire.enqueue(
         Turn(calls=(Call("w1", "weather", {"city": "Paris"}), Call("l1", "lookup", {"key": "paris"}))),
         Turn(text="Light layers and a jacket."),
@@ -40,7 +58,13 @@ def test_the_readme_example_runs_as_written(wire: ScriptedHttpServer, tmp_path: 
         Turn(text="A warm coat."),
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("QUORUM_", "OPENAI_", "ANTHROPIC_"))}
-    env.update(OPENAI_API_KEY="sk-test-not-a-key", OPENAI_BASE_URL=f"{wire.url}/v1", HOME=str(tmp_path))
+    env.update(
+        OPENAI_API_KEY="sk-test-not-a-key",
+        OPENAI_BASE_URL=f"{wire.url}/v1",
+        ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
+        ANTHROPIC_BASE_URL=reviewer_wire.url,
+        HOME=str(tmp_path),
+    )
     done = subprocess.run(
         [sys.executable, "-c", readme_example()],
         cwd=tmp_path,
@@ -57,6 +81,8 @@ def test_the_readme_example_runs_as_written(wire: ScriptedHttpServer, tmp_path: 
     assert "tool_result" in lines and "review" in lines
     first = wire.bodies()[1]["messages"]
     results = {m["tool_call_id"]: m["content"] for m in first if m["role"] == "tool"}
-    assert results["w1"] == "18 degrees C and sunny in Paris"  # approved by the human callback
+    assert results["w1"] == "18 degrees C and sunny in Paris"  # approved by the reviewer panel
     assert '"note":"bring a jacket"' in results["l1"]  # a low-risk sync tool, JSON-encoded
-    assert wire.remaining == 0
+    assert wire.remaining == 0 and reviewer_wire.remaining == 0  # both weather calls went to the panel
+    offered = [t["function"]["name"] for t in wire.bodies()[0]["tools"]]
+    assert {"weather", "lookup", "mcp__time__get_current_time"} <= set(offered)
