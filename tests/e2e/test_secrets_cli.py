@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.e2e.conftest import Cli
 from tests.support.http_server import ScriptedHttpServer
-from tests.support.openai_server import openai_server
 from tests.support.script import Call, Fail, Turn
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "probe_server.py"
@@ -29,22 +25,13 @@ GITHUB_TOKEN = "ghp_planted_token_5c4b3a2918"
 SECRETS = (CONFIG_KEY, ENV_KEY, ANTHROPIC_KEY, MCP_SECRET, GITHUB_TOKEN)
 
 
-@pytest.fixture
-def wire() -> Iterator[ScriptedHttpServer]:
-    server = openai_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def _configure(cli: Cli, wire: ScriptedHttpServer) -> None:
+def _configure(cli: Cli, openai_wire: ScriptedHttpServer) -> None:
     cli.write(
         "quorum.toml",
         f"""
 [providers.local]
 type = "openai"
-base_url = "{wire.url}/v1"
+base_url = "{openai_wire.url}/v1"
 api_key = "{CONFIG_KEY}"
 max_retries = 0
 
@@ -70,9 +57,9 @@ def _everything(cli: Cli, result_text: str, root: Path) -> str:
 
 
 def test_no_secret_in_any_output_the_log_or_the_model_requests(
-    cli: Cli, wire: ScriptedHttpServer, tmp_path: Path
+    cli: Cli, openai_wire: ScriptedHttpServer, tmp_path: Path
 ) -> None:
-    _configure(cli, wire)
+    _configure(cli, openai_wire)
     script = (
         Turn(
             calls=(
@@ -87,7 +74,7 @@ def test_no_secret_in_any_output_the_log_or_the_model_requests(
         ),
         Fail(401, f"Incorrect API key provided: {CONFIG_KEY}. You can find your API key at …"),
     )
-    wire.enqueue(*script, *script)  # one run with --json, one with the human output
+    openai_wire.enqueue(*script, *script)  # one run with --json, one with the human output
     env = {"OPENAI_API_KEY": ENV_KEY, "ANTHROPIC_API_KEY": ANTHROPIC_KEY, "GITHUB_TOKEN": GITHUB_TOKEN}
 
     result = cli("run", "--json", "--yes", "--model", "local:m", "leak the keys", **env)
@@ -107,4 +94,4 @@ def test_no_secret_in_any_output_the_log_or_the_model_requests(
     for secret in SECRETS:
         assert secret not in approved_env  # …minus every secret Quorum knows
         assert secret not in _everything(cli, result.stdout + result.stderr + human.stdout + human.stderr, tmp_path)
-        assert secret not in json.dumps(wire.bodies()), f"{secret} was sent to the model"
+        assert secret not in json.dumps(openai_wire.bodies()), f"{secret} was sent to the model"

@@ -3,40 +3,31 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from tests.e2e.conftest import Cli
 from tests.e2e.faults.harness import run_fault
 from tests.support.http_server import ScriptedHttpServer
-from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
 
 DEEP = '{"path": ' + "[" * 5000 + "]" * 5000 + "}"
 
 
-@pytest.fixture
-def wire() -> Iterator[ScriptedHttpServer]:
-    server = openai_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.mark.parametrize("stream", ["true", "false"])
-def test_deep_argument_text_from_the_wire_is_an_error_result(cli: Cli, wire: ScriptedHttpServer, stream: str) -> None:
+def test_deep_argument_text_from_the_wire_is_an_error_result(
+    cli: Cli, openai_wire: ScriptedHttpServer, stream: str
+) -> None:
     cli.write(
         "quorum.toml",
-        f'[agent]\nstream = {stream}\n[providers.local]\ntype = "openai"\nbase_url = "{wire.url}/v1"\n'
+        f'[agent]\nstream = {stream}\n[providers.local]\ntype = "openai"\nbase_url = "{openai_wire.url}/v1"\n'
         'api_key = "x"\nmax_retries = 0\n',
     )
-    wire.enqueue(Turn(calls=(Call("deep", "read_file", DEEP),)), Turn(text="gave up"))
+    openai_wire.enqueue(Turn(calls=(Call("deep", "read_file", DEEP),)), Turn(text="gave up"))
     result = run_fault(cli, "run", "--json", "--model", "local:m", "go", expect_code=0, timeout=30)
     (outcome,) = [e for e in result.events() if e["type"] == "tool_result"]
     assert outcome["is_error"] and "nested too deeply" in outcome["output"]
-    sent = wire.bodies()[1]["messages"]
+    sent = openai_wire.bodies()[1]["messages"]
     assert any(m.get("tool_call_id") == "deep" for m in sent)  # the model was told, the history stays valid
 
 

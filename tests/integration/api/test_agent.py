@@ -12,7 +12,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ import pytest
 from quorum import Agent, Decision, Review, ReviewRequest, RunResult, ToolContext, tool
 from quorum.domain.errors import ConfigurationError
 from tests.support.http_server import ScriptedHttpServer
-from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
 
 REPO = Path(__file__).resolve().parents[3]
@@ -51,17 +49,8 @@ def script(tmp_path: Path, turns: list[dict[str, Any]], name: str = "script.json
     return f"scripted:{path}"
 
 
-@pytest.fixture
-def wire() -> Iterator[ScriptedHttpServer]:
-    server = openai_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def local(wire: ScriptedHttpServer) -> dict[str, dict[str, Any]]:
-    return {"local": {"type": "openai", "base_url": f"{wire.url}/v1", "api_key": "x", "max_retries": 0}}
+def local(openai_wire: ScriptedHttpServer) -> dict[str, dict[str, Any]]:
+    return {"local": {"type": "openai", "base_url": f"{openai_wire.url}/v1", "api_key": "x", "max_retries": 0}}
 
 
 async def test_a_run_calls_tools_with_their_run_and_returns_every_event(tmp_path: Path) -> None:
@@ -170,10 +159,10 @@ async def test_leaving_run_stream_early_cancels_the_run(tmp_path: Path) -> None:
     assert again.stop_reason == "end_turn"
 
 
-async def test_async_with_closes_http_clients_and_mcp_servers(wire: ScriptedHttpServer) -> None:
-    wire.enqueue(Turn(calls=(Call("p", "mcp__probe__pid", {}),)), Turn(text="done"))
+async def test_async_with_closes_http_clients_and_mcp_servers(openai_wire: ScriptedHttpServer) -> None:
+    openai_wire.enqueue(Turn(calls=(Call("p", "mcp__probe__pid", {}),)), Turn(text="done"))
     servers = {"probe": {"command": sys.executable, "args": [str(PROBE)], "risk": "low"}}
-    async with Agent("local:m", providers=local(wire), mcp_servers=servers, stream=False) as agent:
+    async with Agent("local:m", providers=local(openai_wire), mcp_servers=servers, stream=False) as agent:
         result = await agent.run("which pid?")
     (outcome,) = [e for e in result.events if e.type == "tool_result"]
     pid = int(outcome.output.strip())

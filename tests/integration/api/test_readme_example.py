@@ -9,14 +9,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.support.anthropic_server import anthropic_server
 from tests.support.http_server import ScriptedHttpServer
-from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
 
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -28,30 +23,12 @@ def readme_example() -> str:
     return block.strip().removeprefix("```python").removesuffix("```")
 
 
-@pytest.fixture
-def wire() -> Iterator[ScriptedHttpServer]:
-    server = openai_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def reviewer_wire() -> Iterator[ScriptedHttpServer]:
-    server = anthropic_server()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def test_the_readme_example_runs_as_written(
-    wire: ScriptedHttpServer, reviewer_wire: ScriptedHttpServer, tmp_path: Path
+    openai_wire: ScriptedHttpServer, anthropic_wire: ScriptedHttpServer, tmp_path: Path
 ) -> None:
     verdict = Turn(calls=(Call("v", "submit_verdict", {"verdict": "approve", "reason": "a weather lookup"}),))
-    reviewer_wire.enqueue(verdict, verdict)
-    wire.enqueue(
+    anthropic_wire.enqueue(verdict, verdict)
+    openai_wire.enqueue(
         Turn(calls=(Call("w1", "weather", {"city": "Paris"}), Call("l1", "lookup", {"key": "paris"}))),
         Turn(text="Light layers and a jacket."),
         Turn(calls=(Call("w2", "weather", {"city": "Oslo", "unit": "f"}),)),
@@ -60,9 +37,9 @@ def test_the_readme_example_runs_as_written(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("QUORUM_", "OPENAI_", "ANTHROPIC_"))}
     env.update(
         OPENAI_API_KEY="sk-test-not-a-key",
-        OPENAI_BASE_URL=f"{wire.url}/v1",
+        OPENAI_BASE_URL=f"{openai_wire.url}/v1",
         ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
-        ANTHROPIC_BASE_URL=reviewer_wire.url,
+        ANTHROPIC_BASE_URL=anthropic_wire.url,
         HOME=str(tmp_path),
     )
     done = subprocess.run(
@@ -79,10 +56,10 @@ def test_the_readme_example_runs_as_written(
     assert lines[0] == "end_turn Light layers and a jacket."
     assert lines[1] == "run_started" and lines[-1] == "run_finished"
     assert "tool_result" in lines and "review" in lines
-    first = wire.bodies()[1]["messages"]
+    first = openai_wire.bodies()[1]["messages"]
     results = {m["tool_call_id"]: m["content"] for m in first if m["role"] == "tool"}
     assert results["w1"] == "18 degrees C and sunny in Paris"  # approved by the reviewer panel
     assert '"note":"bring a jacket"' in results["l1"]  # a low-risk sync tool, JSON-encoded
-    assert wire.remaining == 0 and reviewer_wire.remaining == 0  # both weather calls went to the panel
-    offered = [t["function"]["name"] for t in wire.bodies()[0]["tools"]]
+    assert openai_wire.remaining == 0 and anthropic_wire.remaining == 0  # both weather calls went to the panel
+    offered = [t["function"]["name"] for t in openai_wire.bodies()[0]["tools"]]
     assert {"weather", "lookup", "mcp__time__get_current_time"} <= set(offered)
