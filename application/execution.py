@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
-from quorum.domain.responses import Usage
+from quorum.domain.responses import RunUsage
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
@@ -74,7 +74,11 @@ class RunRequest(BaseModel):
 
 
 class RunResult(BaseModel):
-    """How a run ended. ``detail`` explains any stop other than ``end_turn``."""
+    """How a run ended. ``detail`` explains any stop other than ``end_turn``.
+
+    ``usage`` counts the agent's and (``reviewer_*``) the reviewer models' tokens; ``cost`` is
+    their price in USD, None when a model's prices are unknown.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -82,5 +86,6 @@ class RunResult(BaseModel):
     stop_reason: RunStopReason
     turns: int
     output: str
-    usage: Usage
+    usage: RunUsage
     detail: str | None = None
+    cost: float | None = None

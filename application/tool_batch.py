@@ -15,6 +15,7 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision
 from quorum.domain.events import ReviewEvent, ToolCallEvent, ToolResultEvent
 from quorum.domain.policy import PolicyRule
+from quorum.domain.responses import Usage
 from quorum.domain.review import ReviewDecision
 from quorum.domain.secrets import Redactor
 from quorum.domain.tools import (
@@ -100,6 +101,23 @@ class RejectionCounter:
         return self.count >= self.limit
 
 
+@dataclass
+class ReviewerSpending:
+    """Tokens the reviewer models spent during the run, by model id (plugin reviewers spend none)."""
+
+    by_model: dict[str, Usage] = field(default_factory=dict)
+
+    def add(self, decision: ReviewDecision) -> None:
+        """Count the tokens of ``decision``'s votes."""
+        for vote in decision.votes:
+            if vote.model is not None and vote.usage.total_tokens:
+                self.by_model[vote.model] = self.by_model.get(vote.model, Usage()) + vote.usage
+
+    @property
+    def total(self) -> Usage:
+        return sum(self.by_model.values(), Usage())
+
+
 class ToolBatch:
     """Runs the calls of one model response under the loop rules.
 
@@ -111,8 +129,8 @@ class ToolBatch:
     time in emission order, each only after the reviewer approved it (clearance ``APPROVED``), so
     a high-risk call never overlaps another call. Known secret values in outputs are replaced by
     ``redactor`` before anything sees them. Each result is emitted as it is produced and stored in
-    ``turn.results`` under the call's
-    emission index.
+    ``turn.results`` under the call's emission index. The reviewer models' tokens are added to
+    ``spending``.
     """
 
     def __init__(
@@ -129,6 +147,7 @@ class ToolBatch:
         allow_high_risk: bool,
         redactor: Redactor | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        spending: ReviewerSpending | None = None,
     ) -> None:
         self._executor = executor
         self._reviewer = reviewer
@@ -141,6 +160,7 @@ class ToolBatch:
         self._allow_high_risk = allow_high_risk
         self._redactor = redactor or Redactor()
         self._clock = clock
+        self._spending = spending if spending is not None else ReviewerSpending()
 
     async def run(
         self,
@@ -207,6 +227,7 @@ class ToolBatch:
             )
         else:
             decision = await self._review(call, context)
+            self._spending.add(decision)
         if decision.approved:
             self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
             rejections.count = 0

@@ -35,6 +35,7 @@ from quorum.domain.policy import ArgumentView, GlobError, PolicyDecision, Policy
 from quorum.domain.responses import (
     ContentBlock,
     LlmResponse,
+    RunUsage,
     StopReason,
     TextBlock,
     ToolUseBlock,
@@ -87,6 +88,7 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "RunStopReason",
+    "RunUsage",
     "Secret",
     "StopReason",
     "StreamCompleted",

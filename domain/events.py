@@ -9,9 +9,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from quorum.domain.responses import Usage
+from quorum.domain.responses import RunUsage, Usage
 from quorum.domain.review import ReviewDecision, Verdict
 from quorum.domain.tools import RiskLevel
 
@@ -60,12 +60,17 @@ class ToolCallEvent(_Event):
 
 
 class VoteRecord(_Event):
-    """One vote as the run log and ``--json`` show it; ``latency_ms`` is how long the reviewer took."""
+    """One vote as the run log and ``--json`` show it; ``latency_ms`` is how long the reviewer took.
+
+    ``model`` is the reviewer model (None for a plugin reviewer or a person), ``usage`` its tokens.
+    """
 
     reviewer: str
     verdict: Verdict
     reason: str
     latency_ms: float = 0.0
+    model: str | None = None
+    usage: Usage = Usage()
 
 
 class ReviewEvent(_Event):
@@ -91,6 +96,8 @@ class ReviewEvent(_Event):
                     verdict=v.verdict,
                     reason=v.reason,
                     latency_ms=round(v.latency * 1000, 3),
+                    model=v.model,
+                    usage=v.usage,
                 )
                 for v in decision.votes
             ],
@@ -118,14 +125,27 @@ class TurnFinished(_Event):
 
 
 class RunFinished(_Event):
-    """The last event of every run. ``detail`` explains stops other than end_turn."""
+    """The last event of every run. ``detail`` explains stops other than end_turn.
+
+    ``usage`` counts the agent model's tokens and, in its ``reviewer_*`` fields, the reviewer
+    models'; ``cost`` is what both cost in USD, or None when a model's prices are unknown.
+    """
 
     type: Literal["run_finished"] = "run_finished"
     stop_reason: RunStopReason
     turns: int
     output: str
-    usage: Usage
+    usage: RunUsage
     detail: str | None = None
+    cost: float | None = None
+
+    @field_validator("usage", mode="before")
+    @classmethod
+    def _run_usage(cls, value: Any) -> Any:
+        """Accept a plain ``Usage`` (no reviewer tokens), as events recorded before reviewers counted."""
+        if isinstance(value, Usage) and not isinstance(value, RunUsage):
+            return RunUsage.of(value, Usage())
+        return value
 
 
 RunEvent = Annotated[

@@ -93,6 +93,32 @@ class Usage(BaseModel):
         )
 
 
+class RunUsage(Usage):
+    """A run's tokens: the agent model's and, apart, its reviewer models'.
+
+    ``input_tokens``/``output_tokens`` are the agent's own; ``reviewer_input_tokens`` and
+    ``reviewer_output_tokens`` what the reviewer models spent voting.
+    """
+
+    reviewer_input_tokens: int = 0
+    reviewer_output_tokens: int = 0
+
+    @classmethod
+    def of(cls, agent: Usage, reviewers: Usage) -> RunUsage:
+        """The run's usage from the agent's and the reviewers' totals."""
+        return cls(
+            input_tokens=agent.input_tokens,
+            output_tokens=agent.output_tokens,
+            reviewer_input_tokens=reviewers.input_tokens,
+            reviewer_output_tokens=reviewers.output_tokens,
+        )
+
+    @property
+    def reviewers(self) -> Usage:
+        """The reviewer models' tokens as a plain ``Usage``."""
+        return Usage(input_tokens=self.reviewer_input_tokens, output_tokens=self.reviewer_output_tokens)
+
+
 class LlmResponse(BaseModel):
     """One complete model response, provider-neutral."""
 

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from quorum.domain.errors import ConfigurationError
+from quorum.domain.responses import Usage
 
 
 class Verdict(StrEnum):
@@ -21,7 +22,11 @@ class Verdict(StrEnum):
 
 
 class Vote(BaseModel):
-    """One reviewer's vote on one call; ``latency`` in seconds."""
+    """One reviewer's vote on one call; ``latency`` in seconds.
+
+    ``model`` is the reviewer model's id (``provider:model``; None for a plugin reviewer or a
+    person) and ``usage`` the tokens it spent reaching this vote, an error vote's included.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -29,6 +34,8 @@ class Vote(BaseModel):
     verdict: Verdict
     reason: str = ""
     latency: float = 0.0
+    model: str | None = None
+    usage: Usage = Usage()
 
 
 _RULE = re.compile(r"^(majority|unanimous|at_least:(\d+)|percentage:(\d+(?:\.\d+)?))$")
@@ -115,3 +122,8 @@ class ReviewDecision(BaseModel):
     votes: tuple[Vote, ...] = ()
     rule: str | None = None
     reason: str = ""
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens the reviewer models spent on this decision (the sum over ``votes``)."""
+        return sum((vote.usage for vote in self.votes), Usage())

@@ -202,6 +202,9 @@ class ScriptedReviewer:
     running_at_review: list[int] = field(default_factory=list)
     rules: list[PolicyRule] = field(default_factory=list)
     """Policy rules screening every call (``screen``); ``review`` itself ignores them."""
+    vote_model: str | None = None
+    vote_usage: Usage = field(default_factory=Usage)
+    """The reviewer model and tokens each vote reports (a reviewer model's spending)."""
 
     def screen(self, call: ToolCall, tool: ToolDefinition | None) -> PolicyRule | None:
         return first_match(self.rules, call.name, call.arguments) if self.rules else None
@@ -216,6 +219,8 @@ class ScriptedReviewer:
             reviewer="fake",
             verdict=Verdict.APPROVE if ok else Verdict.REJECT,
             reason="looks " + ("fine" if ok else "dangerous"),
+            model=self.vote_model,
+            usage=self.vote_usage,
         )
         return ReviewDecision(approved=ok, decided_by="quorum", votes=(vote,), rule="majority", reason=vote.reason)
 

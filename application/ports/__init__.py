@@ -2,6 +2,7 @@
 
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.application.ports.run_store import RunStore
 from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
@@ -11,6 +12,7 @@ __all__ = [
     "ActionReviewer",
     "LlmGateway",
     "LlmSession",
+    "PriceList",
     "ReviewContext",
     "RunObserver",
     "RunStore",

@@ -13,12 +13,13 @@ from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.execution import RunRequest, RunResult
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.run_context import current_run_id
-from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
+from quorum.application.tool_batch import RejectionCounter, ReviewerSpending, ToolBatch, TurnCalls
 from quorum.domain.errors import ProviderError, RunFailure
 from quorum.domain.events import (
     RunFinished,
@@ -28,7 +29,7 @@ from quorum.domain.events import (
     TurnFinished,
     TurnStarted,
 )
-from quorum.domain.responses import LlmResponse, Usage
+from quorum.domain.responses import LlmResponse, RunUsage, Usage
 from quorum.domain.secrets import Redactor
 from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
 from quorum.domain.text import valid_unicode
@@ -44,8 +45,11 @@ TURN_LIMIT_NOTE = (
 class _RunState:
     run_id: str
     task: str
+    model_id: str = ""
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
+    """The agent model's tokens (the token budget counts these)."""
+    reviewers: ReviewerSpending = field(default_factory=ReviewerSpending)
     last_text: str = ""
     pending: TurnCalls | None = None
     offered: ToolSpec = field(default_factory=ToolSpec)
@@ -70,6 +74,9 @@ class RunAgent:
 
     ``redactor`` holds the secrets Quorum knows: their values are replaced in tool outputs before
     the model sees them, in every event, and in the returned result.
+
+    ``prices`` prices the agent's and the reviewer models' tokens for ``run_finished.cost``;
+    without it, or when a model's price is unknown, the cost is None.
     """
 
     def __init__(
@@ -83,6 +90,7 @@ class RunAgent:
         redactor: Redactor | None = None,
         clock: Callable[[], float] = time.perf_counter,
         new_run_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
+        prices: PriceList | None = None,
     ) -> None:
         self._gateway = gateway
         self._executor = executor
@@ -93,6 +101,7 @@ class RunAgent:
         self._clock = clock
         self._new_run_id = new_run_id
         self._validator = ArgumentValidator()
+        self._prices = prices
 
     async def execute(self, request: RunRequest) -> RunResult:
         """Run ``request`` to its end and return how it ended.
@@ -102,7 +111,7 @@ class RunAgent:
             asyncio.CancelledError: when the caller cancels, after ``run_finished``.
         """
         session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
-        state = _RunState(run_id=request.run_id or self._new_run_id(), task=request.task)
+        state = _RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         self._observer.on_event(RunStarted(run_id=state.run_id, model=request.model_id, task=request.task))
         params = request.params
@@ -144,6 +153,7 @@ class RunAgent:
             allow_high_risk=params.tools == "all",
             redactor=self._redactor,
             clock=self._clock,
+            spending=state.reviewers,
         )
         rejections = RejectionCounter(limit=params.max_rejections)
 
@@ -297,8 +307,10 @@ class RunAgent:
         if detail is not None:
             detail = self._redactor.text(valid_unicode(detail)[0])
         state.last_text = self._redactor.text(valid_unicode(state.last_text)[0])
+        usage = RunUsage.of(state.usage, state.reviewers.total)
+        cost = self._cost(state)
         event = RunFinished(
-            stop_reason=reason, turns=state.turns, output=state.last_text, usage=state.usage, detail=detail
+            stop_reason=reason, turns=state.turns, output=state.last_text, usage=usage, detail=detail, cost=cost
         )
         self._observer.on_event(event)
         return RunResult(
@@ -306,6 +318,19 @@ class RunAgent:
             stop_reason=reason,
             turns=state.turns,
             output=state.last_text,
-            usage=state.usage,
+            usage=usage,
             detail=detail,
+            cost=cost,
         )
+
+    def _cost(self, state: _RunState) -> float | None:
+        """The agent's and the reviewer models' tokens in USD; None if any of their prices is unknown."""
+        if self._prices is None:
+            return None
+        total = 0.0
+        for model_id, usage in [(state.model_id, state.usage), *state.reviewers.by_model.items()]:
+            cost = self._prices.cost(model_id, usage)
+            if cost is None:
+                return None
+            total += cost
+        return round(total, 8)

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from quorum.application.ports.llm import LlmGateway
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.domain.responses import Usage
 from quorum.domain.review import Verdict, Vote
 from quorum.domain.tools import ToolCall, ToolResultMessage
 from quorum.infrastructure.review.prompts import NUDGE, SUBMIT_VERDICT_SCHEMA, read_verdict, review_prompt
@@ -40,6 +41,8 @@ class ModelVoter:
     nudge in the same session — a new user message repeating the request, or, when the model
     called a tool wrongly, an error result for each of its calls followed by the request, so the
     history stays valid — and then counts as an error vote. Text is never parsed for a verdict.
+    The vote carries the model id and the tokens of every response, an error vote's included (a
+    vote cut off by the panel's deadline reports none: its last response never arrived).
     """
 
     def __init__(self, gateway: LlmGateway, model_id: str, *, seat: str | None = None) -> None:
@@ -48,11 +51,13 @@ class ModelVoter:
         self._gateway = gateway
 
     async def vote(self, call: ToolCall, context: ReviewContext) -> Vote:
+        spent = Usage()  # every response's tokens, whatever the vote turns out to be
         try:
             prompt = review_prompt(call, context)  # a fresh nonce per session
             session = self._gateway.session(self.model_id, prompt.system)
             tools = [SUBMIT_VERDICT_SCHEMA]
             response = await session.send_with_tools(prompt.user, tools)
+            spent += response.usage
             outcome = read_verdict(response.tool_calls())
             if isinstance(outcome, str):
                 calls = response.tool_calls()
@@ -64,15 +69,20 @@ class ModelVoter:
                     response = await session.send_tool_results(results, tools, note=NUDGE)
                 else:
                     response = await session.send_with_tools(NUDGE, tools)
+                spent += response.usage
                 outcome = read_verdict(response.tool_calls())
         except asyncio.CancelledError:
             raise
         except Exception as error:  # provider down, missing key, script exhausted: not a verdict
-            return error_vote(self.name, f"{type(error).__name__}: {error}")
+            return self._vote(error_vote(self.name, f"{type(error).__name__}: {error}"), spent)
         if isinstance(outcome, str):
-            return error_vote(self.name, f"no verdict after a reminder: {outcome}")
+            return self._vote(error_vote(self.name, f"no verdict after a reminder: {outcome}"), spent)
         verdict, reason = outcome
-        return Vote(reviewer=self.name, verdict=verdict, reason=reason)
+        return self._vote(Vote(reviewer=self.name, verdict=verdict, reason=reason), spent)
+
+    def _vote(self, vote: Vote, spent: Usage) -> Vote:
+        """``vote`` naming this reviewer's model and the tokens it spent."""
+        return vote.model_copy(update={"model": self.model_id, "usage": spent})
 
 
 class ReviewerVoter:

@@ -10,7 +10,7 @@ import pytest
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import ToolResultBlock
-from quorum.domain.responses import StopReason, ToolUseBlock, Usage
+from quorum.domain.responses import RunUsage, StopReason, ToolUseBlock, Usage
 from quorum.domain.tools import RiskLevel, ToolParameter
 from tests.fakes import calls, text, wait_forever
 from tests.unit.application.conftest import Harness
@@ -391,7 +391,7 @@ async def test_events_in_order_and_usage_summed(h: Harness) -> None:
     assert first_turn.index("review") < first_turn.index("tool_result", first_turn.index("review"))
     texts = "".join(e.text for e in h.observer.of("text"))
     assert texts == "Let me look.All done."
-    assert result.usage == Usage(input_tokens=30, output_tokens=12)
+    assert result.usage == RunUsage(input_tokens=30, output_tokens=12)
     assert h.observer.of("run_finished")[0].usage == result.usage
 
 

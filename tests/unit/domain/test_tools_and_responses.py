@@ -94,6 +94,7 @@ def test_run_finished_json_matches_contract() -> None:
         "stop_reason": "end_turn",
         "turns": 2,
         "output": "hi",
-        "usage": {"input_tokens": 3, "output_tokens": 4},
+        "usage": {"input_tokens": 3, "output_tokens": 4, "reviewer_input_tokens": 0, "reviewer_output_tokens": 0},
         "detail": None,
+        "cost": None,
     }
