@@ -1,9 +1,10 @@
-"""``quorum run TASK`` and ``quorum ask QUESTION``."""
+"""``quorum run TASK`` and ``quorum ask TASK``."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,13 @@ def run_options(func: Any) -> Any:
         click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID."),
         click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
         click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
+        click.option(
+            "--color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            help="Color and live status (auto: on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it).",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -60,26 +68,67 @@ def run_options(func: Any) -> Any:
 @run_options
 @click.option("--yes", "-y", is_flag=True, help="Approve high-risk calls without asking.")
 def run(task: tuple[str, ...], yes: bool, **flags: Any) -> None:
-    """Run TASK: the model may call every tool; high-risk calls are reviewed first."""
+    """Run TASK: the model may call every tool; high-risk calls are reviewed first.
+
+    Text piped in is attached to TASK (TASK "-" means: the task is what stdin holds).
+    """
     raise SystemExit(_main(task, low_risk_only=False, yes=yes, **flags))
 
 
 @click.command()
 @run_options
 def ask(task: tuple[str, ...], **flags: Any) -> None:
-    """Ask QUESTION: only low-risk (read-only) tools are offered; nothing is changed."""
+    """Ask TASK (a question): only low-risk (read-only) tools are offered; nothing is changed.
+
+    Text piped in is attached to TASK (TASK "-" means: the task is what stdin holds).
+    """
     raise SystemExit(_main(task, low_risk_only=True, yes=False, **flags))
 
 
-def _read_task(words: tuple[str, ...]) -> str:
+def _text(data: bytes) -> str:
     # Bytes that are not UTF-8 (in argv as surrogate escapes, or on stdin) become U+FFFD: the
     # task goes into JSON events and provider requests, which take only valid text.
-    text = " ".join(words).encode("utf-8", "surrogateescape").decode("utf-8", "replace").strip()
-    if not text and not sys.stdin.isatty():
-        text = sys.stdin.buffer.read().decode("utf-8", "replace").strip()
-    if not text:
+    return data.decode("utf-8", "replace")
+
+
+def _read_task(words: tuple[str, ...]) -> str:
+    """The task from the arguments, with piped stdin attached (``-`` alone: the task is stdin)."""
+    task = _text(" ".join(words).encode("utf-8", "surrogateescape")).strip()
+    piped = ""
+    if not sys.stdin.isatty():
+        piped = _text(sys.stdin.buffer.read()).strip("\n")
+    if task == "-":
+        task, piped = piped.strip(), ""
+    if not task and piped.strip():
+        task, piped = piped.strip(), ""
+    if not task:
         raise click.UsageError("give the task as an argument (or on stdin)")
-    return text
+    return attach(task, piped) if piped.strip() else task
+
+
+def attach(task: str, piped: str) -> str:
+    """``task``, then the piped input in a fenced block (a fence longer than any run of backticks in it)."""
+    import re
+
+    longest = max((len(run) for run in re.findall(r"`+", piped)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{task}\n\n{fence}\n{piped}\n{fence}"
+
+
+def _terminal_fd() -> int | None:
+    """A descriptor on the controlling terminal when stdin is not one but a person watches stderr.
+
+    ``git diff | quorum run "review this"``: stdin is the diff, yet the review can still ask on
+    the terminal. Only when stderr is a terminal: a run whose output is captured has nobody to ask.
+    """
+    if sys.stdin.isatty() or not sys.stderr.isatty():
+        return None
+    import os
+
+    try:
+        return os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return None
 
 
 def _main(
@@ -98,6 +147,7 @@ def _main(
     resume: str | None,
     quiet: bool,
     verbose: bool,
+    color: str,
 ) -> int:
     task = _read_task(words)
     if continue_last and resume:
@@ -118,22 +168,39 @@ def _main(
         if not workspace.is_dir():
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
         overrides["tools"] = {"workspace": str(workspace.resolve())}
+    tty_fd = None if as_json else _terminal_fd()
     options = AppOptions(
         config_path=config_path,
         overrides=overrides,
         yes=yes,
         json=as_json,
         no_log=no_log,
-        interactive=sys.stdin.isatty() and not as_json,
+        interactive=(sys.stdin.isatty() or tty_fd is not None) and not as_json,
     )
-    with handled():
-        verbosity = -1 if quiet else (1 if verbose else 0)
-        resume_from: str | bool = resume or continue_last
-        return asyncio.run(_execute(task, options, low_risk_only, verbosity=verbosity, resume_from=resume_from))
+    try:
+        with handled():
+            verbosity = -1 if quiet else (1 if verbose else 0)
+            resume_from: str | bool = resume or continue_last
+            display = Display(verbosity=verbosity, color=color, tty_fd=tty_fd)
+            return asyncio.run(_execute(task, options, low_risk_only, display=display, resume_from=resume_from))
+    finally:
+        if tty_fd is not None:
+            import os
+
+            os.close(tty_fd)
+
+
+@dataclass(frozen=True)
+class Display:
+    """How a run is shown: ``-q``/``-v``, ``--color``, and the terminal a review may ask on."""
+
+    verbosity: int = 0
+    color: str = "auto"
+    tty_fd: int | None = None
 
 
 async def _execute(
-    task: str, options: AppOptions, low_risk_only: bool, *, verbosity: int, resume_from: str | bool = False
+    task: str, options: AppOptions, low_risk_only: bool, *, display: Display, resume_from: str | bool = False
 ) -> int:
     from quorum.application.execution import RunRequest
     from quorum.cli.container import build_container, workspace_of
@@ -147,11 +214,11 @@ async def _execute(
 
         renderer = JsonLinesRenderer(sys.stdout)
     else:
-        from quorum.cli.render.human import HumanRenderer
-
-        renderer = HumanRenderer(sys.stdout, sys.stderr, verbosity=verbosity, color=sys.stderr.isatty())
+        renderer = _human_renderer(display)
     container = build_container(options, renderer=renderer)
     settings = container.settings()
+    if not options.json and options.interactive:
+        _ask_through(container, renderer, display.tty_fd, settings)
     check_configured_names(container)
     history: tuple[Any, ...] = ()
     model = options.overrides.get("model")
@@ -190,9 +257,33 @@ async def _execute(
     if result is None:
         print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
         return received.exit_code
-    if result.stop_reason == "error":
+    if result.stop_reason == "error" and options.json:  # the human output's final line says it
         print(f"quorum: error: {printable(result.detail or '')}", file=sys.stderr)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
+
+
+def _human_renderer(display: Display) -> Any:
+    import os
+
+    from quorum.cli.render.color import use_color
+    from quorum.cli.render.human import HumanRenderer
+
+    color = use_color(display.color, sys.stderr, os.environ)  # type: ignore[arg-type]
+    live = display.verbosity >= 0 and sys.stderr.isatty()
+    return HumanRenderer(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
+
+
+def _ask_through(container: Any, renderer: Any, tty_fd: int | None, settings: Any) -> None:
+    """The human review asks on the terminal (``tty_fd`` when stdin is a pipe) beside the renderer."""
+    from dependency_injector import providers
+
+    from quorum.cli.container import workspace_of
+    from quorum.cli.render.prompt import RendererPrompt
+    from quorum.infrastructure.review.terminal import TerminalPrompt
+    from quorum.infrastructure.tools.workspace import Workspace
+
+    terminal = TerminalPrompt(tty_fd, workspace=Workspace(workspace_of(settings)))
+    container.human_prompt.override(providers.Object(RendererPrompt(terminal, renderer)))
 
 
 async def _require_sandbox(container: Any, executor: Any, low_risk_only: bool) -> None:

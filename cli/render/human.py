@@ -1,17 +1,29 @@
-"""Human output: the model's text streamed to stdout; calls, reviews, results and status on stderr.
+"""Human output: the model's text on stdout; calls, decisions, results, live status and the final line on stderr.
 
-Everything shown comes from models, files and tools, so every string passes through ``printable``
-(escape sequences and bidi overrides are shown escaped, never obeyed); only the renderer's own
-styling writes escape sequences.
+One renderer for every run event, dispatching on the event's class through ``_HANDLERS``. The
+words of decisions and of the final line come from ``words``; the answer is drawn by ``answer``
+(markdown on a terminal, plain text otherwise); the live status by ``live`` (only when stderr is
+a terminal). Everything shown comes from models, files and tools, so every string passes through
+``printable`` (escape sequences and bidi overrides are shown escaped, never obeyed); only the
+renderer's own styling writes escape sequences.
+
+``verbosity``: -1 quiet (stdout gets only the final answer, stderr only the final line), 0
+normal, 1 verbose (full results, every vote).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-from quorum.cli.render.spinner import Spinner
+from quorum.cli.render import words
+from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
+from quorum.cli.render.color import is_terminal
+from quorum.cli.render.live import LiveStatus
 from quorum.domain.events import (
     ReviewEvent,
     RunEvent,
@@ -20,12 +32,14 @@ from quorum.domain.events import (
     TextDelta,
     ToolCallEvent,
     ToolResultEvent,
+    TurnFinished,
     TurnStarted,
 )
 from quorum.infrastructure.terminal_text import printable
 
 RESULT_PREVIEW = 300
 ARGUMENTS_PREVIEW = 200
+NOT_EXECUTED = "not executed: "
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -34,100 +48,201 @@ def _shorten(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-class HumanRenderer:
-    """Renders run events for a person.
+def _invalid_problem(call: ToolCallEvent, result: ToolResultEvent) -> str | None:
+    """Why ``call`` was refused before review, when ``result`` is that refusal; else None.
 
-    The model's text goes to ``out`` as it arrives (so ``> answer.txt`` captures the answer);
-    everything else goes to ``err``. ``verbosity``: -1 quiet (text and final line only), 0 normal,
-    1 verbose (full results).
+    The loop announces a call it cannot run (unknown tool, arguments that break the schema or
+    the bounds) as high-risk and answers it at once with an error, before any review: so a
+    high-risk call whose error result is the very next event, not a rejection and not the
+    loop's "not executed" note, is an invalid call.
     """
+    if call.id != result.call_id or call.risk != "high" or not result.is_error or result.is_rejected:
+        return None
+    if result.output.startswith(NOT_EXECUTED):
+        return None
+    problem = result.output.removeprefix(f"{call.name}: ").removesuffix("; the call was not executed")
+    return problem
 
-    def __init__(self, out: TextIO, err: TextIO, *, verbosity: int = 0, color: bool = False) -> None:
+
+class HumanRenderer:
+    """Renders run events for a person (see the module docstring)."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        verbosity: int = 0,
+        color: bool = False,
+        markdown: bool | None = None,
+        live: bool | None = None,
+    ) -> None:
         self._out = out
         self._err = err
         self._verbosity = verbosity
         self._color = color
         self._started = time.monotonic()
-        self._text_open = False
-        self._spinner = Spinner(err) if err.isatty() and verbosity >= 0 else None
+        self._out_is_terminal = is_terminal(out)
+        use_markdown = self._out_is_terminal if markdown is None else markdown
+        self._answer: AnswerOut = MarkdownAnswer(out, color=color) if use_markdown else PlainAnswer(out)
+        use_live = is_terminal(err) and verbosity >= 0 if live is None else live
+        self._status = LiveStatus(err, color=color) if use_live else None
+        self._pending_call: ToolCallEvent | None = None
 
+    # -- dispatch ---------------------------------------------------------------------------------
     def on_event(self, event: RunEvent) -> None:
-        if self._spinner is not None:
-            self._spinner.stop()
-        handler = getattr(self, f"_on_{event.type}", None)
+        pending, self._pending_call = self._pending_call, None
+        if pending is not None:
+            problem = _invalid_problem(pending, event) if isinstance(event, ToolResultEvent) else None
+            if problem is not None:
+                self._invalid(pending, problem)
+                return
+            self._announce(pending)
+        handler = _HANDLERS.get(type(event))
         if handler is not None:
-            handler(event)
-        # Only while waiting for the model: during tool calls a human review may be asking on the
-        # same terminal, and a spinner would write over its prompt.
-        if self._spinner is not None and event.type == "turn_started":
-            self._spinner.start("waiting for the model")
+            handler(self, event)
 
-    def _style(self, text: str, code: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
+    @contextlib.contextmanager
+    def suspended(self) -> Iterator[None]:
+        """Hide the live status while the body writes to the terminal (a review question)."""
+        if self._status is None:
+            yield
+            return
+        with self._status.suspended():
+            yield
+
+    def flush(self) -> None:
+        """Say the call held back until its validity is known."""
+        pending, self._pending_call = self._pending_call, None
+        if pending is not None:
+            self._announce(pending)
+
+    def close(self) -> None:
+        self.flush()
+        if self._status is not None:
+            self._status.close()
+        self._answer.end()
+
+    # -- writing -------------------------------------------------------------------------------
+    def _style(self, text: str, style: str) -> str:
+        codes = {"dim": "2", "green": "32", "red": "31", "yellow": "33", "bold red": "1;31", "bold green": "1;32"}
+        return f"\x1b[{codes[style]}m{text}\x1b[0m" if self._color else text
 
     def _line(self, text: str, *, quiet_ok: bool = False) -> None:
         if self._verbosity < 0 and not quiet_ok:
             return
-        self._close_text()
-        self._err.write(text + "\n")
-        self._err.flush()
+        with self.suspended():
+            self._answer.end()
+            self._err.write(text + "\n")
+            self._err.flush()
 
-    def _close_text(self) -> None:
-        if self._text_open:
-            self._out.write("\n")
-            self._out.flush()
-            self._text_open = False
+    def _write_answer(self, text: str) -> None:
+        if self._out_is_terminal and self._status is not None:
+            with self._status.suspended():
+                drawn = self._answer.write(text)
+            if drawn:
+                self._status.answered()
+        else:
+            self._answer.write(text)
 
+    # -- handlers -----------------------------------------------------------------------------
     def _on_run_started(self, event: RunStarted) -> None:
-        self._line(self._style(printable(f"● run {event.run_id} · {event.model}"), "2"))
+        self._line(self._style(printable(f"● run {event.run_id} · {event.model}"), "dim"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
-        self._close_text()  # each response's text starts on its own line
         if self._verbosity > 0:
-            self._line(self._style(f"── turn {event.turn}", "2"))
+            self._line(self._style(f"── turn {event.turn}", "dim"))
+        else:
+            self._answer.end()  # each response's text starts on its own line
+        if self._status is not None:
+            self._status.waiting()
 
     def _on_text(self, event: TextDelta) -> None:
-        self._out.write(printable(event.text))
-        self._out.flush()
-        self._text_open = not event.text.endswith("\n")
+        if self._verbosity >= 0:
+            self._write_answer(event.text)
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
+        if event.risk == "high":
+            # Said once the next event tells whether it is valid: an invalid call's result follows
+            # in the same step of the loop, so the call is said at the latest when that step yields.
+            self._pending_call = event
+            with contextlib.suppress(RuntimeError):  # no running loop: said with the next event
+                asyncio.get_running_loop().call_soon(self.flush)
+        else:
+            self._announce(event)
+
+    def _announce(self, event: ToolCallEvent) -> None:
         args = _shorten(json.dumps(event.arguments, ensure_ascii=False), ARGUMENTS_PREVIEW)
-        risk = self._style("HIGH", "1;33") if event.risk == "high" else self._style("low", "2")
-        self._line(f"→ {printable(event.name)} {args}  [{risk}]")
+        risk = "  " + self._style("high risk", "yellow") if event.risk == "high" else ""
+        self._line(f"→ {printable(event.name)} {args}{risk}")
+        if self._status is not None:
+            self._status.call_announced(event.id, event.name, high_risk=event.risk == "high")
+
+    def _invalid(self, call: ToolCallEvent, problem: str) -> None:
+        args = _shorten(json.dumps(call.arguments, ensure_ascii=False), ARGUMENTS_PREVIEW)
+        mark = self._style("✗ invalid", "red")
+        self._line(f"→ {printable(call.name)} {args}  {mark}: {_shorten(problem, RESULT_PREVIEW)}")
 
     def _on_review(self, event: ReviewEvent) -> None:
-        word = self._style("APPROVED", "1;32") if event.approved else self._style("REJECTED", "1;31")
-        self._line(f"  {word} by {event.decided_by}: {printable(event.reason or '')}")
-        for vote in event.votes:
-            if vote.verdict != "approve" or self._verbosity > 0:
-                self._line(f"    {printable(vote.reviewer)}: {vote.verdict} — {printable(vote.reason)}")
+        mark = self._style("✓", "green") if event.approved else self._style("✗", "red")
+        line = printable(words.decision_line(event))
+        self._line(f"  {mark} {line}")
+        if self._verbosity > 0:
+            votes = [(vote.reviewer, str(vote.verdict), vote.reason) for vote in event.votes]
+        else:
+            votes = words.dissent(event)
+        for reviewer, verdict, reason in votes:
+            self._line(f"      {printable(reviewer)} ({verdict}): {_shorten(reason, RESULT_PREVIEW)}")
+        if self._status is not None:
+            if event.approved:
+                self._status.call_approved(event.call_id)
+            else:
+                self._status.call_done(event.call_id)
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
-        if event.is_rejected:
-            mark = self._style("✗ rejected", "31")
-        elif event.is_error:
-            mark = self._style("✗ error", "31")
-        else:
-            mark = self._style("✓", "32")
+        if self._status is not None:
+            self._status.call_done(event.call_id)
+        name = printable(event.name)
+        if event.is_rejected:  # the decision line said it, with its reasons
+            if self._verbosity > 0:
+                self._line(f"← {name} {self._style('not run', 'red')}: {printable(event.output)}")
+            return
+        if event.is_error and event.output.startswith(NOT_EXECUTED):
+            note = event.output.removeprefix(NOT_EXECUTED)
+            self._line(f"← {name} {self._style('not run', 'yellow')}: {_shorten(note, RESULT_PREVIEW)}")
+            return
+        mark = self._style("✗ error", "red") if event.is_error else self._style("✓", "green")
         body = printable(event.output) if self._verbosity > 0 else _shorten(event.output, RESULT_PREVIEW)
-        self._line(f"← {printable(event.name)} {mark} ({event.duration_ms:.0f} ms) {body}")
+        self._line(f"← {name} {mark} ({event.duration_ms:.0f} ms) {body}")
+
+    def _on_turn_finished(self, event: TurnFinished) -> None:
+        if self._status is not None:
+            self._status.idle()
 
     def _on_run_finished(self, event: RunFinished) -> None:
-        self._close_text()
+        if self._status is not None:
+            self._status.idle()
+        if self._verbosity < 0:
+            self._answer.write(event.output)
+        self._answer.end()
         elapsed = time.monotonic() - self._started
-        usage: Any = event.usage
-        tokens = usage.input_tokens + usage.output_tokens
-        style = "32" if event.stop_reason == "end_turn" else "33"
-        summary = (
-            f"■ {event.stop_reason} · {event.turns} turn{'s' if event.turns != 1 else ''} · "
-            f"{tokens} tokens ({usage.input_tokens} in, {usage.output_tokens} out) · {elapsed:.1f} s"
-        )
-        self._line(self._style(summary, style), quiet_ok=True)
-        if event.detail and event.stop_reason != "end_turn":
-            self._line(f"  {printable(event.detail)}", quiet_ok=True)
+        if event.stop_reason == "end_turn":
+            style = "green"
+        elif event.stop_reason in ("error", "cancelled"):
+            style = "red"
+        else:
+            style = "yellow"
+        self._line(self._style(printable(words.final_line(event, elapsed)), style), quiet_ok=True)
 
-    def close(self) -> None:
-        if self._spinner is not None:
-            self._spinner.stop()
-        self._close_text()
+
+_HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
+    RunStarted: HumanRenderer._on_run_started,
+    TurnStarted: HumanRenderer._on_turn_started,
+    TextDelta: HumanRenderer._on_text,
+    ToolCallEvent: HumanRenderer._on_tool_call,
+    ReviewEvent: HumanRenderer._on_review,
+    ToolResultEvent: HumanRenderer._on_tool_result,
+    TurnFinished: HumanRenderer._on_turn_finished,
+    RunFinished: HumanRenderer._on_run_finished,
+}
+"""Event class → handler: every run event the renderer shows, in one table."""

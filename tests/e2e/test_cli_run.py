@@ -152,9 +152,9 @@ def test_human_output_shows_calls_results_and_final_line(cli: Cli) -> None:
     result = cli("run", "--model", model, "go")
     assert result.code == 0, result.stderr
     assert "The file says alpha." in result.stdout
-    assert "→ read_file" in result.stderr and "[low]" in result.stderr
+    assert '→ read_file {"path": "a.txt"}\n' in result.stderr
     assert "← read_file ✓" in result.stderr
-    assert "end_turn · 2 turns" in result.stderr
+    assert "done · 2 turns" in result.stderr
 
 
 def test_demo_script_runs_offline(cli: Cli) -> None:

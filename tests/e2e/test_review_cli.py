@@ -217,7 +217,7 @@ def test_human_approves_on_a_terminal(cli: Cli) -> None:
     code, _, stderr = term.finish()
     assert code == 0, stderr
     assert "review needed: write_file" in stderr and "why you are asked: no reviewer models are configured" in stderr
-    assert "APPROVED by human" in stderr
+    assert "✓ approved by the user" in stderr
     assert (cli.workspace / "out.txt").exists()
 
 
@@ -228,8 +228,8 @@ def test_human_rejects_with_a_reason_after_seeing_the_votes(cli: Cli) -> None:
     code, _, stderr = term.finish()
     assert code == 0, stderr
     assert "REJECT  scripted:reviewers.toml#reject" in stderr  # the human saw the panel's vote
-    assert "REJECTED by human: write to notes/ instead" in stderr
-    assert "write to notes/ instead" in stderr.split("← write_file", 1)[1]  # and so did the model
+    assert "✗ rejected by the user: write to notes/ instead" in stderr
+    assert "write to notes/ instead" in stderr.split("← write_file", 1)[1]  # and so did the model (--verbose)
     assert not (cli.workspace / "out.txt").exists()
 
 
@@ -250,7 +250,7 @@ def test_keys_typed_before_the_question_do_not_answer_it(cli: Cli) -> None:
     term.answer(1, b"n\n\n")
     code, _, stderr = term.finish()
     assert code == 0, stderr
-    assert "REJECTED by human: rejected by the user" in stderr
+    assert "✗ rejected by the user\n" in stderr
     assert not (cli.workspace / "out.txt").exists()
 
 
@@ -284,7 +284,7 @@ def test_always_for_a_command_covers_its_prefix_only(cli: Cli) -> None:
     assert stderr.count("review needed:") == 2  # the second commit was not asked about
     assert 'always approve "git commit …" for the rest of this run' in stderr
     assert "command:\n  rm x\n" in stderr.split("review needed:")[2]
-    assert "REJECTED by human: keep x" in stderr
+    assert "✗ rejected by the user: keep x" in stderr
     assert (cli.workspace / "x").exists()
 
 
