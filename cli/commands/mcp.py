@@ -14,6 +14,7 @@ from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 from quorum.domain.errors import RunFailure, UsageError
+from quorum.infrastructure.terminal_text import printable
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="One JSON object per server.")
 
@@ -118,9 +119,10 @@ def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
             elif r["ok"]:
                 click.echo(f"ok    {r['name']}: started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools")
                 for tool in r["tools"]:
-                    click.echo(f"        {tool}")
+                    offered = f"  (offered as {tool['as']})" if tool["as"] != tool["name"] else ""
+                    click.echo(f"        {printable(tool['name'])}{printable(offered)}")
             else:
-                click.echo(f"FAIL  {r['name']}: {r['error']}")
+                click.echo(f"FAIL  {r['name']}: {printable(r['error'])}")
         failed = [r["name"] for r in results if not r["ok"]]
         if failed:
             raise RunFailure(f"MCP server check failed: {', '.join(failed)}")

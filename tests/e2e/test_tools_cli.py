@@ -126,6 +126,8 @@ def test_mcp_list_and_check(cli: Cli) -> None:
     ok = cli("mcp", "check", "time", timeout=120)
     assert ok.code == 0, ok.stderr
     assert "ok    time:" in ok.stdout and "mcp__time__get_current_time" in ok.stdout
+    assert "        get_current_time  (offered as mcp__time__get_current_time)\n" in ok.stdout
+    assert "{" not in ok.stdout  # names, not Python dicts
 
     unknown = cli("mcp", "check", "nope", timeout=60)
     assert unknown.code == 2
