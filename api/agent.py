@@ -219,6 +219,7 @@ class Agent:
             reviewer=container.reviewer(),
             observer=FanOut(observers),
             redactor=container.redactor(),
+            prices=container.prices(),
         )
         workspace = workspace_of(settings)
         request = RunRequest(

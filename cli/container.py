@@ -26,6 +26,7 @@ from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, coll
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSource, ToolSourceContext
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
+from quorum.infrastructure.pricing import ProviderPrices
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
 from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
@@ -228,6 +229,7 @@ class Container(containers.DeclarativeContainer):
         PluginLlmGateway, registry=catalog.provided.providers, instances=settings.provided.providers, env=env
     )
     schema = providers.Singleton(JsonSchemaToolConverter)
+    prices = providers.Singleton(ProviderPrices, settings.provided.providers)
     secrets = providers.Singleton(known_secrets, catalog, settings, env)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
@@ -248,6 +250,7 @@ class Container(containers.DeclarativeContainer):
         reviewer=reviewer,
         observer=observer,
         redactor=redactor,
+        prices=prices,
     )
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from quorum.infrastructure.config.sections import Section
+from quorum.infrastructure.pricing import PricedSettings, TokenPrices
 
 
-class AnthropicSettings(Section):
+class AnthropicSettings(PricedSettings):
     """One Anthropic provider instance.
 
     Attributes:
@@ -22,6 +22,9 @@ class AnthropicSettings(Section):
             of a plain response, and between two events of a stream (keepalive comments do not count).
         max_tokens: output token cap per response (the Messages API requires one).
         headers: extra HTTP headers sent with every request.
+        prices: ``{ input_per_mtok, output_per_mtok }`` in USD, for every model of this instance;
+            unset, the ``genai-prices`` table prices the models it knows (for a custom
+            ``base_url``, only an endpoint it knows).
     """
 
     api_key: SecretStr | None = None
@@ -31,3 +34,4 @@ class AnthropicSettings(Section):
     timeout: float = Field(600.0, gt=0)
     max_tokens: int = Field(8192, ge=1)
     headers: dict[str, str] = Field(default_factory=dict)
+    prices: TokenPrices | None = None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from quorum.infrastructure.config.sections import Section
+from quorum.infrastructure.pricing import PricedSettings, TokenPrices
 
 
-class OpenAISettings(Section):
+class OpenAISettings(PricedSettings):
     """One OpenAI (or OpenAI-compatible) provider instance.
 
     Attributes:
@@ -24,6 +24,9 @@ class OpenAISettings(Section):
             ``max_completion_tokens`` to the OpenAI API and as ``max_tokens`` to a custom
             ``base_url`` (what compatible servers understand).
         headers: extra HTTP headers sent with every request.
+        prices: ``{ input_per_mtok, output_per_mtok }`` in USD, for every model of this instance;
+            unset, the ``genai-prices`` table prices the models it knows (for a custom
+            ``base_url``, only an endpoint it knows).
     """
 
     api_key: SecretStr | None = None
@@ -33,3 +36,4 @@ class OpenAISettings(Section):
     timeout: float = Field(600.0, gt=0)
     max_tokens: int | None = Field(None, ge=1)
     headers: dict[str, str] = Field(default_factory=dict)
+    prices: TokenPrices | None = None
