@@ -103,19 +103,17 @@ class RejectionCounter:
 
 @dataclass
 class ReviewerSpending:
-    """Tokens the reviewer models spent during the run, by model id (plugin reviewers spend none)."""
+    """Tokens the reviewer models spent during the run: (model id, usage) per vote that spent any."""
 
-    by_model: dict[str, Usage] = field(default_factory=dict)
+    votes: list[tuple[str, Usage]] = field(default_factory=list)
 
     def add(self, decision: ReviewDecision) -> None:
-        """Count the tokens of ``decision``'s votes."""
-        for vote in decision.votes:
-            if vote.model is not None and vote.usage.total_tokens:
-                self.by_model[vote.model] = self.by_model.get(vote.model, Usage()) + vote.usage
+        """Count the tokens of ``decision``'s votes (plugin reviewers and people spend none)."""
+        self.votes.extend((v.model, v.usage) for v in decision.votes if v.model is not None and v.usage.total_tokens)
 
     @property
     def total(self) -> Usage:
-        return sum(self.by_model.values(), Usage())
+        return sum((usage for _, usage in self.votes), Usage())
 
 
 class ToolBatch:

@@ -49,6 +49,8 @@ class _RunState:
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
     """The agent model's tokens (the token budget counts these)."""
+    responses: list[Usage] = field(default_factory=list)
+    """Each response's tokens, priced one by one (prices may depend on a request's size)."""
     reviewers: ReviewerSpending = field(default_factory=ReviewerSpending)
     last_text: str = ""
     pending: TurnCalls | None = None
@@ -265,6 +267,7 @@ class RunAgent:
             if response.text_content():
                 self._observer.on_event(TextDelta(text=response.text_content()))
         state.usage = state.usage + response.usage
+        state.responses.append(response.usage)
         if text := response.text_content():
             state.last_text = text
         return response
@@ -324,11 +327,15 @@ class RunAgent:
         )
 
     def _cost(self, state: _RunState) -> float | None:
-        """The agent's and the reviewer models' tokens in USD; None if any of their prices is unknown."""
+        """The agent's and the reviewer models' tokens in USD; None if any of their prices is unknown.
+
+        Each response (each vote for a reviewer) is priced apart, as providers bill requests.
+        """
         if self._prices is None:
             return None
         total = 0.0
-        for model_id, usage in [(state.model_id, state.usage), *state.reviewers.by_model.items()]:
+        spent = [(state.model_id, usage) for usage in state.responses if usage.total_tokens]
+        for model_id, usage in [*spent, *state.reviewers.votes]:
             cost = self._prices.cost(model_id, usage)
             if cost is None:
                 return None
