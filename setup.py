@@ -15,4 +15,8 @@ for layer in LAYERS:
     packages.extend(f"quorum.{layer}.{sub}" for sub in find_packages(layer))
     package_dir[f"quorum.{layer}"] = layer
 
-setup(packages=packages, package_dir=package_dir, package_data={"quorum": ["py.typed"]})
+package_data = {
+    "quorum": ["py.typed"],
+    "quorum.infrastructure.providers.offline": ["demo.toml"],  # --model scripted:demo after pip install
+}
+setup(packages=packages, package_dir=package_dir, package_data=package_data)

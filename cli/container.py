@@ -36,6 +36,7 @@ from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
 
 if TYPE_CHECKING:  # imported when a run builds its reviewer
     from quorum.application.review_gate import ReviewGate
+    from quorum.infrastructure.keys.store import StoredKeys
     from quorum.infrastructure.review.human import HumanPrompt
 
 TRUTHY = ("1", "true", "yes", "on")
@@ -87,14 +88,31 @@ def workspace_of(settings: Settings) -> Path:
     return (settings.tools.workspace or Path.cwd()).expanduser().resolve()
 
 
-def known_secrets(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str]) -> KnownSecrets:
+def open_keys(env: Mapping[str, str], config_dir: Path) -> StoredKeys:
+    """The keys stored with ``quorum keys set`` (nothing is read until asked)."""
+    from quorum.infrastructure.keys.store import open_key_store
+
+    return open_key_store(env, config_dir)
+
+
+def known_models(settings: Settings) -> list[str]:
+    """The ``provider:model`` ids the configuration names: the model and the reviewers."""
+    named = [settings.model, *settings.review.reviewers]
+    return [model for model in named if model and ":" in model]
+
+
+def known_secrets(
+    catalog: PluginCatalog, settings: Settings, env: Mapping[str, str], keys: StoredKeys | None = None
+) -> KnownSecrets:
     """Every secret of the configuration and environment (redacted everywhere, kept from children).
 
+    Stored keys count too (reading them costs a look at the key index when none is stored).
     Error messages printed from here on are redacted with them too.
     """
     from quorum.cli.errors import redact_errors_with
 
-    secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()))
+    stored = keys.values() if keys is not None else None
+    secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()), stored)
     redact_errors_with(secrets.redactor())
     return secrets
 
@@ -225,12 +243,20 @@ class Container(containers.DeclarativeContainer):
     catalog = providers.Singleton(load_catalog, raw_config, env, extra_plugins)
     settings = providers.Singleton(validate_settings, raw_config, catalog)
 
+    stored_keys = providers.Singleton(open_keys, env, config_dir)
+
     gateway = providers.Singleton(
-        PluginLlmGateway, registry=catalog.provided.providers, instances=settings.provided.providers, env=env
+        PluginLlmGateway,
+        registry=catalog.provided.providers,
+        instances=settings.provided.providers,
+        env=env,
+        aliases=settings.provided.aliases,
+        known_models=providers.Callable(known_models, settings),
+        keys=stored_keys,
     )
     schema = providers.Singleton(JsonSchemaToolConverter)
     prices = providers.Singleton(ProviderPrices, settings.provided.providers)
-    secrets = providers.Singleton(known_secrets, catalog, settings, env)
+    secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway, secrets, raw_config)

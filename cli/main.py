@@ -25,6 +25,9 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "logs": ("quorum.cli.commands.logs:logs", "Browse recorded runs."),
     "stats": ("quorum.cli.commands.stats:stats", "Statistics over recorded runs."),
     "doctor": ("quorum.cli.commands.doctor:doctor", "Check the sandbox, keys, model, MCP servers and run log."),
+    "init": ("quorum.cli.commands.init:init", "Write a commented quorum.toml for this directory."),
+    "keys": ("quorum.cli.commands.keys:keys", "Store provider API keys (keyring, else a private file)."),
+    "models": ("quorum.cli.commands.models:models", "List the models of the configured providers, and aliases."),
 }
 """name → ("module:attribute", short help). Modules not present in this build are not listed."""
 
@@ -94,8 +97,9 @@ def cli() -> None:
     r"""Quorum: an agent that runs low-risk tool calls in parallel and reviews high-risk ones.
 
     \b
-    Start offline:  quorum run --model scripted:examples/demo.toml "Tidy the notes"
+    Start offline:  quorum run --model scripted:demo "Tidy the notes"   (no key, no network)
     Or:             quorum run --model test "look around"
+    Then:           quorum init, quorum keys set openai, quorum models
     """
 
 

@@ -15,8 +15,9 @@ NO_MODEL_HELP = (
     "no model configured. Name one with --model provider:model (e.g. --model openai:gpt-4.1-mini or "
     '--model anthropic:claude-sonnet-4-5), or set `model = "provider:model"` in quorum.toml or '
     "QUORUM_MODEL, and provide the provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, or api_key under "
-    "[providers.NAME]). To try Quorum offline, with no key: --model test, or "
-    "--model scripted:examples/demo.toml."
+    "[providers.NAME], or `quorum keys set openai`). To try Quorum offline, with no key: "
+    "--model scripted:demo (replays examples/demo.toml, shipped with Quorum) or --model test; "
+    "`quorum init` writes a quorum.toml."
 )
 
 

@@ -2,7 +2,8 @@
 
 Known: each provider's ``api_key`` and the variable its ``api_key_env`` names (and the default
 variables of every provider kind, configured or not), provider and MCP ``headers`` values, MCP
-``env`` values, and the variables listed in ``[secrets] redact_env``. Their values are redacted
+``env`` values, the variables listed in ``[secrets] redact_env``, and the keys stored with
+``quorum keys set``. Their values are redacted
 from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
 removed from the environment of every child process.
 """
@@ -67,7 +68,10 @@ class KnownSecrets:
 
 
 def collect_secrets(
-    settings: Settings, env: Mapping[str, str], provider_models: Iterable[type[BaseModel] | None] = ()
+    settings: Settings,
+    env: Mapping[str, str],
+    provider_models: Iterable[type[BaseModel] | None] = (),
+    stored_keys: Mapping[str, str] | None = None,
 ) -> KnownSecrets:
     """The secrets of ``settings`` (the validated configuration) and ``env``.
 
@@ -76,6 +80,7 @@ def collect_secrets(
         env: the process environment as the container saw it.
         provider_models: settings models of every registered provider kind; the default of their
             ``api_key_env`` field counts even when the provider is not configured.
+        stored_keys: keys stored with ``quorum keys set``, by provider instance name.
     """
     found: list[Secret] = []
     names: set[str] = set()
@@ -95,6 +100,7 @@ def collect_secrets(
                 found.append(Secret(f"mcp.servers.{server}.{table}.{key}", _expand(value, env)))
                 names.update(_VAR.findall(value))
     names.update(settings.secrets.redact_env)
+    found.extend(Secret(f"keys.{name}", value) for name, value in sorted((stored_keys or {}).items()))
     found.extend(Secret(name, env[name]) for name in sorted(names) if env.get(name))
     return KnownSecrets(tuple(found), frozenset(names))
 

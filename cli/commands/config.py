@@ -36,17 +36,29 @@ def show(as_json: bool, config_path: Path | None) -> None:
         raw = container.raw_config()
         sandbox = container.sandbox()
         redactor = container.redactor()
+        keys = key_sources(container.gateway())
+        run_log = run_log_location(container)
     # Masked by what looks secret, then by value: a known secret is hidden wherever it appears.
     effective, _ = redactor.data(mask_config(effective_dict(settings)))
     flat = dict(_flatten(effective))
     sources = {path: raw.source_of(path) or "default" for path in flat}
     run_command = f"{sandbox.describe()}: {sandbox.explain()}"
     if as_json:
-        shown = {"config": effective, "sources": sources, "files": list(raw.files), "run_command": run_command}
+        shown = {
+            "config": effective,
+            "sources": sources,
+            "files": list(raw.files),
+            "run_command": run_command,
+            "keys": keys,
+            "run_log": run_log,
+        }
         click.echo(json.dumps(shown, indent=2))
         return
     click.echo("# files read: " + (", ".join(raw.files) or "(none)"))
     click.echo(f"# run_command: {run_command}")
+    click.echo(f"# run log: {run_log}")
+    for name, source in keys.items():
+        click.echo(f"# key of provider {name}: {source or 'none found'}")
     for path, value in flat.items():
         click.echo(f"{path} = {json.dumps(value)}    # {sources[path]}")
 
@@ -63,6 +75,44 @@ def validate_command(config_path: Path | None) -> None:
         check_configured_names(container)
         files = container.raw_config().files
     click.echo(f"configuration is valid ({', '.join(files) or 'defaults only'})")
+
+
+def key_sources(gateway: Any) -> dict[str, str | None]:
+    """Provider name → where its key comes from (``config``, ``env VAR``, ``keyring``, ``key file``).
+
+    Configured instances, plus the ``openai``/``anthropic`` kinds when a key for them is found.
+    Never the key itself.
+    """
+    from quorum.domain.errors import QuorumError
+    from quorum.infrastructure.providers.gateway_base import SdkGateway
+
+    configured = set(gateway.configured_names())
+    found: dict[str, str | None] = {}
+    for name in sorted(configured | {"openai", "anthropic"}):
+        try:
+            provider = gateway.provider(name)
+        except QuorumError:
+            continue
+        if not isinstance(provider, SdkGateway):
+            continue  # offline and plugin providers: no key to speak of
+        try:
+            source = provider.key_source()
+        except QuorumError as error:
+            source = f"unreadable: {error}"
+        if source is not None or name in configured:
+            found[name] = source
+    return found
+
+
+def run_log_location(container: Any) -> str:
+    """Where runs are recorded: the database path of the ``sqlite`` store, else the backend's name."""
+    from quorum.cli.container import user_data_dir
+    from quorum.infrastructure.storage.plugin import database_path
+
+    settings = container.settings()
+    backend = settings.storage.backend
+    where = str(database_path(settings, container.env(), user_data_dir())) if backend == "sqlite" else backend
+    return where + ("" if settings.storage.enabled else " (recording off: [storage] enabled = false)")
 
 
 def effective_dict(settings: Settings) -> dict[str, Any]:

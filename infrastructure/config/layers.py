@@ -17,7 +17,14 @@ ENV_PREFIX = "QUORUM_"
 STRICT_ENV = "QUORUM_STRICT_ENV"
 """Set to 1: a QUORUM_* variable that is not a configuration key is an error, not a warning."""
 ENV_NOT_CONFIG = frozenset(
-    {"QUORUM_DISABLE_PLUGIN_AUTOLOAD", "QUORUM_CONFIG", "QUORUM_DB", "QUORUM_TRACE_PLUGINS", STRICT_ENV}
+    {
+        "QUORUM_DISABLE_PLUGIN_AUTOLOAD",
+        "QUORUM_CONFIG",
+        "QUORUM_DB",
+        "QUORUM_KEYS_BACKEND",
+        "QUORUM_TRACE_PLUGINS",
+        STRICT_ENV,
+    }
 )
 """QUORUM_* variables that are switches, not config keys (QUORUM_DB is mapped to storage.path)."""
 MAX_FILE_BYTES = 10_000_000

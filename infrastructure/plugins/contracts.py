@@ -19,6 +19,7 @@ from quorum.infrastructure.secrets import KnownSecrets
 
 if TYPE_CHECKING:  # both import feature modules that import plugin machinery: only the types are needed here
     from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.keys.store import KeyLookup
     from quorum.infrastructure.review.human import HumanPrompt
 
 
@@ -32,12 +33,15 @@ class ProviderContext:
         settings: the section validated by the kind's settings model (None if it declared none).
         env: the process environment as the container saw it; adapters read keys from here, never
             from ``os.environ``.
+        keys: keys stored with ``quorum keys set``, by instance name: used when neither the
+            section nor the environment holds one. None: no stored keys.
     """
 
     name: str
     kind: str
     settings: BaseModel | None
     env: Mapping[str, str] = field(default_factory=dict)
+    keys: KeyLookup | None = None
 
 
 @runtime_checkable
@@ -58,6 +62,19 @@ class ClosableGateway(Protocol):
 
     async def aclose(self) -> None:
         """Close what the gateway opened. Idempotent."""
+        ...
+
+
+@runtime_checkable
+class ModelCatalog(Protocol):
+    """Optional for a ``ProviderGateway``: the models its server offers (``quorum models``)."""
+
+    async def list_models(self) -> list[str]:
+        """Model names from the provider's models endpoint.
+
+        Raises:
+            QuorumError: no key, or the server failed or answered something unreadable.
+        """
         ...
 
 

@@ -7,7 +7,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from quorum.application.ports.llm import LlmSession
@@ -15,6 +15,9 @@ from quorum.domain.errors import ConfigurationError, UsageError
 from quorum.domain.messages import Message
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.retry_after import refuse_long_retry_after
+
+if TYPE_CHECKING:
+    from quorum.infrastructure.keys.store import KeyLookup
 
 PLACEHOLDER_KEY = "not-needed"
 """Sent to a custom ``base_url`` when no key is configured: local servers need none, SDKs insist."""
@@ -33,16 +36,19 @@ class SdkGateway(ABC):
         name: the instance name.
         settings: the validated section (an ``OpenAISettings`` or ``AnthropicSettings``).
         env: the environment as the container saw it; keys and base URLs are read from it only.
+        keys: keys stored with ``quorum keys set``. The key is, in order: ``api_key`` in the
+            section, the ``api_key_env`` variable, the stored key of this instance's name.
     """
 
     sdk_name: str
     base_url_env: str
     default_base_url: str
 
-    def __init__(self, name: str, settings: Any, env: Mapping[str, str]) -> None:
+    def __init__(self, name: str, settings: Any, env: Mapping[str, str], keys: KeyLookup | None = None) -> None:
         self.name = name
         self.settings = settings
         self._env = env
+        self._keys = keys
         self._explicit_base_url: str | None = settings.base_url or env.get(self.base_url_env) or None
         self.base_url = (self._explicit_base_url or self.default_base_url).rstrip("/")
         self._clients: WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = WeakKeyDictionary()
@@ -92,17 +98,55 @@ class SdkGateway(ABC):
         """The SDK's default async HTTP client, with the hook that refuses long ``Retry-After`` waits."""
         return sdk.DefaultAsyncHttpxClient(event_hooks={"response": [refuse_long_retry_after]})
 
-    def _resolve_key(self) -> str:
+    def key_source(self) -> str | None:
+        """Where the key comes from (``config``, ``env VAR``, ``keyring``, ``key file``), None if nowhere.
+
+        Never the key itself; reading a stored key may query the keyring.
+        """
+        found = self._find_key()
+        return None if found is None else found[1]
+
+    async def list_models(self) -> list[str]:
+        """The names the provider's ``GET /v1/models`` lists (both SDKs page through it)."""
+        self.session("models")  # checks the key, imports the SDK
+        assert self._sdk is not None
+        errors = ErrorTranslator(
+            provider=self.name,
+            model="",
+            base_url=self.base_url,
+            key_env=self.settings.api_key_env,
+            max_retries=self.settings.max_retries,
+            timeout=self.settings.timeout,
+        )
+        try:
+            return sorted([str(model.id) async for model in self.client().models.list()])
+        except Exception as error:
+            translated = errors.translate(error, self._sdk)
+            if translated is None:  # a reply of the wrong shape
+                raise errors.malformed(f"unreadable model list: {type(error).__name__}: {error}") from None
+            raise translated from None
+
+    def _find_key(self) -> tuple[str, str] | None:
         if self.settings.api_key is not None:
-            return str(self.settings.api_key.get_secret_value())
+            return str(self.settings.api_key.get_secret_value()), "config"
         key = self._env.get(self.settings.api_key_env)
         if key:
-            return key
+            return key, f"env {self.settings.api_key_env}"
+        stored = self._keys.get(self.name) if self._keys is not None else None
+        if stored is not None:
+            return stored.value, stored.source
+        return None
+
+    def _resolve_key(self) -> str:
+        found = self._find_key()
+        if found is not None:
+            return found[0]
         if self._explicit_base_url is not None:
             return PLACEHOLDER_KEY
         raise ConfigurationError(
             f"no API key for provider {self.name!r}: set the environment variable "
-            f"{self.settings.api_key_env} (or api_key / api_key_env in [providers.{self.name}])",
+            f"{self.settings.api_key_env}, store one with `quorum keys set {self.name}`, "
+            f"or set api_key / api_key_env in [providers.{self.name}]",
             key=f"providers.{self.name}.api_key",
         )
 

@@ -15,7 +15,7 @@ from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
 def create_gateway(context: ProviderContext) -> AnthropicGateway:
     """Anthropic Messages API (Claude models)."""
     settings = context.settings if isinstance(context.settings, AnthropicSettings) else AnthropicSettings()
-    return AnthropicGateway(context.name, settings, context.env)
+    return AnthropicGateway(context.name, settings, context.env, context.keys)
 
 
 @hookimpl

@@ -13,7 +13,8 @@ Script format (TOML shown; JSON has the same shape)::
     tool_calls = [{ name = "submit_verdict", arguments = { verdict = "approve", reason = "safe" } }]
 
 A turn with ``tool_calls`` stops with ``tool_use``. Each session replays its script from the start;
-a script that runs out is an error naming the file.
+a script that runs out is an error naming the file. ``scripted:demo`` is the demo script shipped
+with Quorum (``demo.toml`` beside this module; ``examples/demo.toml`` in the repository).
 """
 
 from __future__ import annotations
@@ -57,16 +58,29 @@ class Script(BaseModel):
     scripts: dict[str, Script] = Field(default_factory=dict)
 
 
+PACKAGED_SCRIPTS = ("demo",)
+"""Script names that resolve to files shipped in this package (``scripted:demo``)."""
+
+
+def script_path(path_text: str) -> Path:
+    """The file ``path_text`` names: a packaged script's name, else a path."""
+    if path_text in PACKAGED_SCRIPTS:
+        return Path(__file__).with_name(f"{path_text}.toml")
+    return Path(path_text)
+
+
 def load_script(reference: str) -> tuple[str, list[ScriptedTurn]]:
-    """Load ``PATH`` or ``PATH#NAME``; returns (label, turns).
+    """Load ``PATH`` or ``PATH#NAME`` (``demo``: the packaged demo script); returns (label, turns).
 
     Raises:
         UsageError: no path given, file missing, not TOML/JSON, invalid shape, unknown script name.
     """
     path_text, _, name = reference.partition("#")
     if not path_text:
-        raise UsageError("the scripted provider needs a script file: --model scripted:PATH (TOML or JSON)")
-    path = Path(path_text)
+        raise UsageError(
+            "the scripted provider needs a script file: --model scripted:PATH (TOML or JSON), or --model scripted:demo"
+        )
+    path = script_path(path_text)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:

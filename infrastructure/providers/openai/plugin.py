@@ -15,7 +15,7 @@ from quorum.infrastructure.providers.openai.settings import OpenAISettings
 def create_gateway(context: ProviderContext) -> OpenAIChatGateway:
     """OpenAI Chat Completions: api.openai.com, or any OpenAI-compatible server via base_url."""
     settings = context.settings if isinstance(context.settings, OpenAISettings) else OpenAISettings()
-    return OpenAIChatGateway(context.name, settings, context.env)
+    return OpenAIChatGateway(context.name, settings, context.env, context.keys)
 
 
 @hookimpl
