@@ -94,7 +94,7 @@ def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
     help="Show the version and exit.",
 )
 def cli() -> None:
-    r"""Quorum: an agent that runs low-risk tool calls in parallel and reviews high-risk ones.
+    """Quorum: an agent that runs low-risk tool calls in parallel and reviews high-risk ones.
 
     \b
     Start offline:  quorum run --model scripted:demo "Tidy the notes"   (no key, no network)
