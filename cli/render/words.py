@@ -104,7 +104,7 @@ def totals(event: RunFinished, elapsed: float) -> str:
     if reviewer:
         parts.append(f"reviewers {_count(reviewer)} tokens")
     cost = getattr(event, "cost", None)
-    if cost is not None:
+    if cost:  # a free model (scripted, test) costs nothing worth a word
         parts.append(f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
     parts.append(f"{elapsed:.1f} s")
     return " · ".join(parts)
