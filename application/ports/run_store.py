@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
-from quorum.domain.responses import Usage
+from quorum.domain.responses import RunUsage
 
 INTERRUPTED = "interrupted"
 """The status of a run whose ``run_finished`` was never recorded (killed, crashed, or still going)."""
@@ -59,6 +59,7 @@ class RunSummary(RunHeader):
     """A run as listed: the header plus how (and whether) it ended.
 
     ``status`` is the stop reason of ``run_finished``, or ``interrupted`` when there was none.
+    ``usage`` and ``cost`` (USD, None when unknown) are those of ``run_finished``, reviewers included.
     """
 
     ended_at: datetime | None = None
@@ -67,7 +68,8 @@ class RunSummary(RunHeader):
     output: str = ""
     turns: int = 0
     tool_calls: int = 0
-    usage: Usage = Usage()
+    usage: RunUsage = RunUsage()
+    cost: float | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -112,13 +114,19 @@ class ReviewerStats(_ReadModel):
 
 
 class StoreStats(_ReadModel):
-    """Totals over the whole log (``quorum stats``)."""
+    """Totals over the whole log (``quorum stats``).
+
+    ``cost`` sums the runs whose cost is known (None when none is); ``unpriced_runs`` counts the
+    finished runs whose cost is unknown.
+    """
 
     runs: int = 0
     runs_by_status: dict[str, int] = Field(default_factory=dict)
     turns: int = 0
     tool_calls: int = 0
-    usage: Usage = Usage()
+    usage: RunUsage = RunUsage()
+    cost: float | None = None
+    unpriced_runs: int = 0
     tools: tuple[ToolStats, ...] = ()
     reviewers: tuple[ReviewerStats, ...] = ()
     decisions_by: dict[str, int] = Field(default_factory=dict)

@@ -104,6 +104,8 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
 
 
 def _show_header(run: Any) -> None:
+    from quorum.cli.spend import cost_text, tokens_text
+
     usage = run.usage
     rows = [
         ("run", run.run_id),
@@ -116,7 +118,8 @@ def _show_header(run: Any) -> None:
         ("ended", _when(run.ended_at) if run.ended_at else None),
         ("status", run.status + (f" ({run.detail})" if run.detail else "")),
         ("turns", f"{run.turns}, {run.tool_calls} tool calls"),
-        ("tokens", f"{usage.input_tokens} in, {usage.output_tokens} out"),
+        ("tokens", tokens_text(usage)),
+        ("cost", cost_text(run.cost) if not run.interrupted else None),
     ]
     for label, value in rows:
         if value:
@@ -126,6 +129,8 @@ def _show_header(run: Any) -> None:
 
 
 def _show_events(events: list[Any]) -> None:
+    from quorum.cli.spend import cost_text, tokens_text
+
     text: list[str] = []
 
     def flush_text() -> None:
@@ -158,6 +163,7 @@ def _show_events(events: list[Any]) -> None:
         elif event.type == "run_finished":
             detail = f": {event.detail}" if event.detail else ""
             click.echo(f"\n■ {event.stop_reason} after {event.turns} turn(s){detail}")
+            click.echo(f"  tokens {tokens_text(event.usage)} · cost {cost_text(event.cost)}")
             if event.output:
                 click.echo(event.output)
     flush_text()

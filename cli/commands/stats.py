@@ -9,6 +9,7 @@ import click
 from quorum.cli.commands.logs import json_option, open_run_store
 from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
+from quorum.cli.spend import cost_text, tokens_text
 
 
 def _ms(value: float | None) -> str:
@@ -21,8 +22,8 @@ def _ms(value: float | None) -> str:
 def stats(as_json: bool, config_path: Path | None) -> None:
     """Statistics over recorded runs.
 
-    Runs by status, turns, tool calls by tool (error rate, median duration), and each reviewer's
-    votes and approval rate.
+    Runs by status, turns, tokens (the reviewer models' apart) and cost, tool calls by tool (error
+    rate, median duration), and each reviewer's votes and approval rate.
     """
     with handled():
         totals = open_run_store(config_path).stats()
@@ -33,7 +34,9 @@ def stats(as_json: bool, config_path: Path | None) -> None:
     click.echo(f"runs:       {totals.runs}" + (f" ({by_status})" if by_status else ""))
     click.echo(f"turns:      {totals.turns}")
     click.echo(f"tool calls: {totals.tool_calls}")
-    click.echo(f"tokens:     {totals.usage.input_tokens:,} in, {totals.usage.output_tokens:,} out")
+    click.echo(f"tokens:     {tokens_text(totals.usage)}")
+    unpriced = f" ({totals.unpriced_runs} run(s) without known prices not counted)" if totals.unpriced_runs else ""
+    click.echo(f"cost:       {cost_text(totals.cost)}{unpriced}")
     if totals.tools:
         width = max(len("TOOL"), *(len(t.name) for t in totals.tools))
         click.echo(f"\n{'TOOL':<{width}}  CALLS  ERRORS  REJECTED  ERROR RATE  MEDIAN DURATION")

@@ -20,7 +20,7 @@ from quorum.application.ports.run_store import (
     StoreStats,
     ToolStats,
 )
-from quorum.domain.responses import Usage
+from quorum.domain.responses import RunUsage
 
 _SOURCES = (
     ("task", "SELECT id AS run_id, NULL AS turn, task AS body FROM runs"),
@@ -178,9 +178,11 @@ def stats(conn: sqlite3.Connection) -> StoreStats:
         status or INTERRUPTED: n
         for status, n in conn.execute("SELECT stop_reason, COUNT(*) FROM runs GROUP BY stop_reason")
     }
-    runs, turns, input_tokens, output_tokens = conn.execute(
+    runs, turns, input_tokens, output_tokens, reviewer_input, reviewer_output, cost, unpriced = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(turns), 0), COALESCE(SUM(input_tokens), 0),"
-        " COALESCE(SUM(output_tokens), 0) FROM runs"
+        " COALESCE(SUM(output_tokens), 0), COALESCE(SUM(reviewer_input_tokens), 0),"
+        " COALESCE(SUM(reviewer_output_tokens), 0), SUM(cost),"
+        " COUNT(*) FILTER (WHERE cost IS NULL AND stop_reason IS NOT NULL) FROM runs"
     ).fetchone()
     tools = _tool_stats(conn)
     decisions = dict(
@@ -194,7 +196,14 @@ def stats(conn: sqlite3.Connection) -> StoreStats:
         runs_by_status=by_status,
         turns=turns,
         tool_calls=sum(t.calls for t in tools),
-        usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+        usage=RunUsage(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            reviewer_input_tokens=reviewer_input,
+            reviewer_output_tokens=reviewer_output,
+        ),
+        cost=None if cost is None else round(cost, 8),
+        unpriced_runs=unpriced,
         tools=tools,
         reviewers=_reviewer_stats(conn),
         decisions_by=decisions,

@@ -49,9 +49,23 @@ CREATE INDEX runs_by_start ON runs(started_at);
 UPDATE runs SET turns = COALESCE((SELECT MAX(turn) FROM events WHERE events.run_id = runs.id), 0);
 """
 
+_V3 = """
+ALTER TABLE runs ADD COLUMN reviewer_input_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN reviewer_output_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN cost REAL;
+UPDATE runs SET
+    reviewer_input_tokens = COALESCE((SELECT json_extract(data, '$.usage.reviewer_input_tokens') FROM events
+        WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0),
+    reviewer_output_tokens = COALESCE((SELECT json_extract(data, '$.usage.reviewer_output_tokens') FROM events
+        WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0),
+    cost = (SELECT json_extract(data, '$.cost') FROM events
+        WHERE events.run_id = runs.id AND events.type = 'run_finished');
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("runs and their events", _V1),
     ("runs track their current turn (interrupted runs show how far they got) and the run they continue", _V2),
+    ("runs record their reviewer models' tokens and their cost (USD, NULL when unknown)", _V3),
 )
 """(description, SQL) in order."""
 

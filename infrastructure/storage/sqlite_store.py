@@ -33,7 +33,7 @@ from quorum.application.ports.run_store import (
 from quorum.domain.errors import ConfigurationError, RunFailure, UsageError
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
-from quorum.domain.responses import Usage
+from quorum.domain.responses import RunUsage
 from quorum.infrastructure.storage import queries
 from quorum.infrastructure.storage.schema import migrate
 from quorum.infrastructure.storage.writer import write_events
@@ -47,6 +47,7 @@ WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024
 _SUMMARY = """
 SELECT r.id, r.task, r.model, r.workspace, r.config_digest, r.parent_run_id, r.started_at, r.ended_at,
        r.stop_reason, r.detail, r.output, r.turns, r.input_tokens, r.output_tokens,
+       r.reviewer_input_tokens, r.reviewer_output_tokens, r.cost,
        (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call')
 FROM runs r
 """
@@ -238,7 +239,8 @@ class SqliteRunStore:
     @staticmethod
     def _summary(row: tuple[Any, ...]) -> RunSummary:
         (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
-         input_tokens, output_tokens, tool_calls) = row  # fmt: skip
+         input_tokens, output_tokens, reviewer_input_tokens, reviewer_output_tokens, cost,
+         tool_calls) = row  # fmt: skip
         return RunSummary(
             run_id=run_id,
             task=task,
@@ -253,5 +255,11 @@ class SqliteRunStore:
             output=output,
             turns=turns,
             tool_calls=tool_calls,
-            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+            usage=RunUsage(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                reviewer_input_tokens=reviewer_input_tokens,
+                reviewer_output_tokens=reviewer_output_tokens,
+            ),
+            cost=cost,
         )

@@ -32,9 +32,11 @@ def write_events(conn: sqlite3.Connection, run_id: str, turn: int, events: Seque
         assert isinstance(last, RunFinished)
         conn.execute(
             "UPDATE runs SET turns = ?, ended_at = ?, stop_reason = ?, detail = ?, output = ?,"
-            " input_tokens = ?, output_tokens = ? WHERE id = ?",
+            " input_tokens = ?, output_tokens = ?, reviewer_input_tokens = ?, reviewer_output_tokens = ?,"
+            " cost = ? WHERE id = ?",
             (last.turns, finished.at.timestamp(), last.stop_reason.value, last.detail, last.output,
-             last.usage.input_tokens, last.usage.output_tokens, run_id),
+             last.usage.input_tokens, last.usage.output_tokens, last.usage.reviewer_input_tokens,
+             last.usage.reviewer_output_tokens, last.cost, run_id),
         )  # fmt: skip
     elif turn != first_turn:  # so an interrupted run still shows how far it got
         conn.execute("UPDATE runs SET turns = ? WHERE id = ?", (turn, run_id))

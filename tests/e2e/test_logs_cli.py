@@ -53,7 +53,12 @@ def test_logs_show_replays_exactly_what_run_json_emitted(cli: Cli) -> None:
     run, *events = shown.events()
     assert run["type"] == "run" and run["run_id"] == emitted[0]["run_id"]
     assert (run["status"], run["turns"], run["tool_calls"]) == ("end_turn", 2, 2)
-    assert run["usage"] == {"input_tokens": 31, "output_tokens": 10}
+    assert run["usage"] == {
+        "input_tokens": 31,
+        "output_tokens": 10,
+        "reviewer_input_tokens": 0,
+        "reviewer_output_tokens": 0,
+    }
     assert all(event.pop("at").endswith("Z") for event in events)
     assert events == emitted
 

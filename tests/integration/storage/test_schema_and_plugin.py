@@ -14,7 +14,7 @@ from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.storage.plugin import database_path
-from quorum.infrastructure.storage.schema import SCHEMA_VERSION
+from quorum.infrastructure.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
 from tests.integration.storage.conftest import RecordedRun
@@ -74,13 +74,31 @@ def user_version(path: Path) -> int:
         conn.close()
 
 
+async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
+    make_v1_log(db_path)
+    conn = sqlite3.connect(db_path)
+    for _, sql in MIGRATIONS[1:2]:
+        conn.executescript(sql)
+    conn.execute("PRAGMA user_version = 2")
+    usage = {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
+    finished = {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there", "usage": usage,
+                "detail": None, "cost": 0.0125}  # fmt: skip
+    conn.execute("UPDATE events SET data = ? WHERE run_id = 'old' AND type = 'run_finished'", (json.dumps(finished),))
+    conn.commit()
+    conn.close()
+    run = SqliteRunStore(db_path).get_run("old")
+    assert run is not None and (run.usage.reviewer_input_tokens, run.usage.reviewer_output_tokens) == (40, 5)
+    assert run.cost == 0.0125
+
+
 async def test_a_version_1_log_is_migrated_on_open_and_keeps_its_runs(db_path: Path) -> None:
     make_v1_log(db_path)
     store = SqliteRunStore(db_path)
     run = store.get_run("old")
-    assert user_version(db_path) == SCHEMA_VERSION == 2
+    assert user_version(db_path) == SCHEMA_VERSION == 3
     assert run is not None and (run.status, run.output, run.parent_run_id) == ("end_turn", "hi there", None)
     assert run.turns == 1  # v2 tracks turns; the migration counted them from the events
+    assert (run.usage.reviewer_input_tokens, run.cost) == (0, None)  # v3: reviewer tokens and cost, unknown here
     killed = store.get_run("killed")
     assert killed is not None and (killed.status, killed.turns) == ("interrupted", 2)
     assert [e.event.type for e in store.load_events("old")][:3] == ["run_started", "turn_started", "text"]
