@@ -151,8 +151,33 @@ class RunStore(Protocol):
         """
         ...
 
-    def list_runs(self, limit: int = 20) -> list[RunSummary]:
-        """The ``limit`` most recently started runs, newest first."""
+    def list_runs(
+        self,
+        limit: int = 20,
+        *,
+        model: str | None = None,
+        since: datetime | None = None,
+        text: str | None = None,
+    ) -> list[RunSummary]:
+        """The ``limit`` most recently started runs, newest first.
+
+        Args:
+            limit: how many runs at most.
+            model: only runs whose model id contains this (case-insensitive for ASCII).
+            since: only runs started at or after this moment.
+            text: only runs whose task, answer or any event contains this.
+        """
+        ...
+
+    def match_run_ids(self, prefix: str, limit: int = 10) -> list[str]:
+        """Ids of runs starting with ``prefix`` (at most ``limit``), newest first."""
+        ...
+
+    def delete_runs(self, run_ids: Sequence[str]) -> int:
+        """Delete these runs and their events in one transaction; returns how many existed.
+
+        Runs that continued a deleted run keep their own history (their link is cleared).
+        """
         ...
 
     def get_run(self, run_id: str) -> RunSummary | None:

@@ -1,4 +1,4 @@
-"""``quorum logs list|show|search``: browse the run log.
+"""``quorum logs list|show|search|rm``: browse the run log.
 
 Human output goes to stdout; ``--json`` prints JSON lines only: ``list`` one run summary per line,
 ``show`` a ``{"type": "run", ...}`` summary line followed by every event exactly as ``run --json``
@@ -47,23 +47,69 @@ def logs() -> None:
     """Browse recorded runs: every message, tool call, review vote and result."""
 
 
+def resolve_run_id(store: Any, run_id: str) -> str:
+    """The run ``run_id`` names: ``last``, a whole id, or any unique prefix of one.
+
+    Raises:
+        UsageError: no run, or a prefix several runs share (the candidates are listed).
+    """
+    from quorum.domain.errors import UsageError
+
+    if run_id == "last":
+        last = store.last_run_id()
+        if last is None:
+            raise UsageError("no runs recorded yet")
+        return str(last)
+    if store.get_run(run_id) is not None:
+        return run_id
+    matches = store.match_run_ids(run_id, limit=11) if run_id else []
+    if len(matches) == 1:
+        return str(matches[0])
+    if not matches:
+        raise UsageError(f"no run {run_id!r} in the run log")
+    shown = ", ".join(matches[:10]) + (", …" if len(matches) > 10 else "")
+    raise UsageError(f"run id prefix {run_id!r} is ambiguous: {shown}")
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: expected a date YYYY-MM-DD or YYYY-MM-DDTHH:MM") from None
+    return moment if moment.tzinfo else moment.astimezone()  # a local date, as `logs list` shows them
+
+
 @logs.command("list")
 @click.option("-n", "limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many runs.")
+@click.option("--model", "model", help="Only runs whose model id contains this.")
+@click.option("--since", "since", metavar="DATE", help="Only runs started on or after DATE (local time).")
+@click.option("--grep", "text", metavar="TEXT", help="Only runs whose task, answer or events contain TEXT.")
 @json_option
 @config_option
-def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
-    """List recent runs, newest first.
+def list_runs(
+    limit: int, model: str | None, since: str | None, text: str | None, as_json: bool, config_path: Path | None
+) -> None:
+    """List recent runs, newest first (the run log's path goes to stderr).
 
     A run whose end was never recorded (killed, crashed, or still going) shows as interrupted.
     """
+    moment = _since(since)
     with handled():
-        runs = open_run_store(config_path).list_runs(limit)
+        store = open_run_store(config_path)
+        runs = store.list_runs(limit, model=model, since=moment, text=text)
     if as_json:
         for run in runs:
             click.echo(run.model_dump_json())
         return
+    from quorum.cli.commands.config import run_log_location
+    from quorum.cli.container import build_container
+
+    click.echo(f"# run log: {run_log_location(build_container(AppOptions(config_path=config_path)))}", err=True)
     if not runs:
-        click.echo("no runs recorded yet", err=True)
+        filtered = model or since or text
+        click.echo("no run matches" if filtered else "no runs recorded yet", err=True)
         return
     click.echo(f"{'RUN':<16}  {'STARTED':<19}  {'STATUS':<11}  TURNS  CALLS  {'MODEL':<24}  TASK")
     for r in runs:
@@ -78,7 +124,7 @@ def list_runs(limit: int, as_json: bool, config_path: Path | None) -> None:
 @json_option
 @config_option
 def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
-    """Show one run in full (RUN_ID, or last for the latest).
+    """Show one run in full (RUN_ID or any unique prefix of it, or last for the latest).
 
     Every turn: the model's text, each tool call with its risk, the review with every vote, and
     the result.
@@ -87,10 +133,9 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
 
     with handled():
         store = open_run_store(config_path)
-        wanted = store.last_run_id() if run_id == "last" else run_id
-        run = store.get_run(wanted) if wanted else None
+        run = store.get_run(resolve_run_id(store, run_id))
         if run is None:
-            raise UsageError("no runs recorded yet" if wanted is None else f"no run {run_id!r} in the run log")
+            raise UsageError(f"no run {run_id!r} in the run log")
         events = store.load_events(run.run_id)
     if as_json:
         click.echo(json.dumps({"type": "run", **run.model_dump(mode="json")}))
@@ -192,3 +237,34 @@ def search(text: str, limit: int, as_json: bool, config_path: Path | None) -> No
     for hit in hits:
         where = hit.where + (f"@{hit.turn}" if hit.turn is not None else "")
         click.echo(f"{hit.run_id:<16}  {_when(hit.started_at)}  {where:<14}  {hit.excerpt}")
+
+
+@logs.command("rm")
+@click.argument("run_ids", nargs=-1, required=True, metavar="RUN_ID…")
+@click.option("--yes", is_flag=True, help="Delete without asking.")
+@config_option
+def remove(run_ids: tuple[str, ...], yes: bool, config_path: Path | None) -> None:
+    """Delete runs (ids, unique prefixes, or last) and their events from the run log.
+
+    Asks first, unless --yes; without a terminal to ask on, refuses.
+    """
+    import sys
+
+    from quorum.domain.errors import UsageError
+
+    with handled():
+        store = open_run_store(config_path)
+        wanted = list(dict.fromkeys(resolve_run_id(store, run_id) for run_id in run_ids))
+        if not yes:
+            if not sys.stdin.isatty():
+                raise UsageError("logs rm deletes runs: confirm with --yes (no terminal to ask on)")
+            for run_id in wanted:
+                run = store.get_run(run_id)
+                click.echo(
+                    f"{run_id}  {_when(run.started_at) if run else '-'}  {_one_line(run.task if run else '', 60)}"
+                )
+            if not click.confirm(f"delete {len(wanted)} run(s)?", default=False, err=True):
+                click.echo("nothing deleted", err=True)
+                raise SystemExit(1)
+        deleted = store.delete_runs(wanted)
+    click.echo(f"deleted {deleted} run(s)", err=True)

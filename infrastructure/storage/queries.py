@@ -44,6 +44,11 @@ EXCERPT = 60
 """Characters of context shown on each side of a match."""
 
 
+def like(text: str) -> str:
+    """A LIKE pattern (escape character: backslash) matching ``text`` anywhere, its wildcards escaped."""
+    return _like(text)
+
+
 def _like(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"

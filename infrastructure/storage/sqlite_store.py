@@ -192,10 +192,58 @@ class SqliteRunStore:
 
     # -- reading --------------------------------------------------------------------------------
 
-    def list_runs(self, limit: int = 20) -> list[RunSummary]:
+    def list_runs(
+        self,
+        limit: int = 20,
+        *,
+        model: str | None = None,
+        since: datetime | None = None,
+        text: str | None = None,
+    ) -> list[RunSummary]:
+        where: list[str] = []
+        values: list[Any] = []
+        if model:
+            where.append("r.model LIKE ? ESCAPE '\\'")
+            values.append(queries.like(model))
+        if since is not None:
+            where.append("r.started_at >= ?")
+            values.append(since.timestamp())
+        if text:
+            where.append(
+                "(r.task LIKE ?1 ESCAPE '\\' OR r.output LIKE ?1 ESCAPE '\\' OR EXISTS"
+                " (SELECT 1 FROM events e WHERE e.run_id = r.id AND e.data LIKE ?1 ESCAPE '\\'))".replace(
+                    "?1", f"?{len(values) + 1}"
+                )
+            )
+            values.append(queries.like(text))
+        clause = (" WHERE " + " AND ".join(where)) if where else ""
         with self._read() as conn:
-            rows = conn.execute(_SUMMARY + " ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?", (limit,))
+            rows = conn.execute(
+                _SUMMARY + clause + f" ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?{len(values) + 1}",
+                (*values, limit),
+            )
             return [self._summary(row) for row in rows.fetchall()]
+
+    def match_run_ids(self, prefix: str, limit: int = 10) -> list[str]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
+                (len(prefix), prefix, limit),
+            )
+            return [row[0] for row in rows.fetchall()]
+
+    def delete_runs(self, run_ids: Sequence[str]) -> int:
+        ids = list(dict.fromkeys(run_ids))
+        if not ids:
+            return 0
+        marks = ", ".join("?" * len(ids))
+        with self._write() as conn:
+            conn.execute(f"UPDATE runs SET parent_run_id = NULL WHERE parent_run_id IN ({marks})", ids)
+            conn.execute(f"DELETE FROM events WHERE run_id IN ({marks})", ids)
+            deleted = conn.execute(f"DELETE FROM runs WHERE id IN ({marks})", ids).rowcount
+        for run_id in ids:
+            self._turns.pop(run_id, None)
+        return int(deleted)
 
     def get_run(self, run_id: str) -> RunSummary | None:
         with self._read() as conn:
