@@ -224,7 +224,7 @@ class Agent:
         workspace = workspace_of(settings)
         request = RunRequest(
             task=task,
-            model_id=choose_model(settings.model, container.env()),
+            model_id=container.gateway().resolve(choose_model(settings.model, container.env())),
             system_prompt=settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace),
             params=settings.agent.execution_params(),
             history=history,

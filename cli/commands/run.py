@@ -227,7 +227,8 @@ async def _execute(
         container.parent_run_id.override(continued.parent_run_id)
         history = continued.history
         model = model or continued.model
-    model_id = choose_model(model or settings.model, container.env())
+    # Aliases and bare model names become provider:model here, so the run log and prices see the real model.
+    model_id = container.gateway().resolve(choose_model(model or settings.model, container.env()))
     system_prompt = settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace_of(settings))
     request = RunRequest(
         task=task,

@@ -184,3 +184,10 @@ def test_logs_rm_asks_refuses_without_a_terminal_and_deletes_with_yes(setup_cli:
     remaining = [json.loads(line)["run_id"] for line in setup_cli("logs", "list", "--json").stdout.splitlines()]
     assert remaining == [oldest]
     assert setup_cli("logs", "show", newest).code == 2
+
+
+def test_a_run_records_the_model_an_alias_stands_for(cli: Cli) -> None:
+    cli.write("quorum.toml", '[aliases]\nfast = "test"\n')
+    result = cli("run", "--json", "--no-log", "--model", "fast", "hello")
+    assert result.code == 0, result.stderr
+    assert result.events()[0]["model"] == "test"
