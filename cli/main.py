@@ -100,7 +100,7 @@ def cli() -> None:
     Start offline:  quorum run --model scripted:demo "Tidy the notes"   (no key, no network)
     Or:             quorum run --model test "look around"
     Then:           quorum init, quorum keys set openai, quorum models
-    """
+    """  # noqa: D301  (not raw: click's no-rewrap marker is the backspace character "\b" stands for)
 
 
 def main(argv: list[str] | None = None) -> None:
