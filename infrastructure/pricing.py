@@ -91,8 +91,11 @@ def table_cost(model: str, provider: str, base_url: str | None, input_tokens: in
         from genai_prices import Usage as PriceUsage
         from genai_prices import calc_price
 
-        where = {"provider_api_url": base_url} if base_url else {"provider_id": provider}
-        found = calc_price(PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens), model, **where)
+        usage = PriceUsage(input_tokens=input_tokens, output_tokens=output_tokens)
+        if base_url:
+            found = calc_price(usage, model, provider_api_url=base_url)
+        else:
+            found = calc_price(usage, model, provider_id=provider)
         return float(found.total_price)
     except Exception:  # unknown model, provider or endpoint (LookupError), or a broken table
         return None
