@@ -88,11 +88,11 @@ def workspace_of(settings: Settings) -> Path:
     return (settings.tools.workspace or Path.cwd()).expanduser().resolve()
 
 
-def open_keys(env: Mapping[str, str], config_dir: Path) -> StoredKeys:
-    """The keys stored with ``quorum keys set`` (nothing is read until asked)."""
+def open_keys(env: Mapping[str, str], config_dir: Path | None) -> StoredKeys | None:
+    """The keys stored with ``quorum keys set`` (nothing is read until asked); None without a config dir."""
     from quorum.infrastructure.keys.store import open_key_store
 
-    return open_key_store(env, config_dir)
+    return open_key_store(env, config_dir) if config_dir is not None else None
 
 
 def known_models(settings: Settings) -> list[str]:

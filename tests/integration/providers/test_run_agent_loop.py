@@ -11,7 +11,6 @@ from quorum.application.execution import ExecutionParams, RunRequest
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
-from quorum.domain.responses import Usage
 from quorum.domain.tools import ToolParameter
 from quorum.infrastructure.plugins.contracts import ProviderGateway
 from tests.fakes import FakeTools, JsonSchema, RecordingObserver, ScriptedReviewer
@@ -77,7 +76,7 @@ async def test_two_tool_turns_then_a_final_answer(
     await gateway.aclose()
     assert result.stop_reason == RunStopReason.END_TURN
     assert (result.turns, result.output) == (3, "The notes say hello.")
-    assert result.usage == Usage(input_tokens=60, output_tokens=18)
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (60, 18)
     assert tools.executed == ["id_1", "id_2", "id_3"]
     assert "".join(e.text for e in observer.of("text")) == "I will read the file.The notes say hello."
     bodies = server.bodies()
