@@ -11,6 +11,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,11 +20,13 @@ from quorum.application.execution import DEFAULT_SYSTEM_PROMPT, LoopLimits, RunR
 from quorum.application.execution import RunResult as LoopResult
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
+from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.tools.function_tool import Tool, tool
 from quorum.review import CallbackPrompt, Review
 
 if TYPE_CHECKING:
     from quorum.cli.container import Container
+    from quorum.infrastructure.plugins.registries import ToolRegistry
 
 Builtins = Literal["none", "read_only", "all"]
 
@@ -36,6 +39,13 @@ BUILTIN_SETS: dict[str, tuple[str, ...]] = {
 
 AGENT_KEYS = frozenset(LoopLimits.model_fields)
 """The ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…)."""
+
+
+@dataclass(frozen=True)
+class _CliLayering:
+    """``config=`` as ``Agent.from_config`` passes it: layer as the CLI does, ``path`` as ``--config``."""
+
+    path: Path | None
 
 
 class RunResult(LoopResult):
@@ -85,7 +95,7 @@ class Agent:
         providers: Mapping[str, Mapping[str, Any]] | None = None,
         mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
         workspace: str | Path | None = None,
-        config: str | Path | None = None,
+        config: str | Path | _CliLayering | None = None,
         run_log: bool | str | Path = False,
         **settings: Any,
     ) -> None:
@@ -97,8 +107,12 @@ class Agent:
         self._tools = tuple(t if isinstance(t, Tool) else tool(t) for t in tools)
         self._review = review or Review()
         self._run_log = run_log
-        self._layers: Literal["none", "file", "all"] = "none" if config is None else "file"
-        self._config_path = Path(config) if config is not None else None
+        self._layers: Literal["none", "file", "all"]
+        if isinstance(config, _CliLayering):
+            self._layers, self._config_path = "all", config.path
+        else:
+            self._layers = "none" if config is None else "file"
+            self._config_path = Path(config) if config is not None else None
         self._data = _config_data(
             model=model,
             tool_names=[t.name for t in self._tools],
@@ -123,11 +137,7 @@ class Agent:
         unless told otherwise.
         """
         kwargs.setdefault("builtins", "all")
-        agent = cls(config=None, **kwargs)
-        agent._layers, agent._config_path = "all", Path(config) if config is not None else None
-        agent._container = None
-        agent._compose()
-        return agent
+        return cls(config=_CliLayering(Path(config) if config is not None else None), **kwargs)
 
     async def run(self, task: str, *, history: Sequence[Message] = ()) -> RunResult:
         """Run ``task`` to its end. Never raises for what happens during the run (see ``stop_reason``).
@@ -329,15 +339,7 @@ class _ToolsPlugin:
     def __init__(self, tools: Sequence[Tool[..., Any]]) -> None:
         self._tools = tools
 
-    def quorum_register_tools(self, registry: Any) -> None:
+    @hookimpl
+    def quorum_register_tools(self, registry: ToolRegistry) -> None:
         for each in self._tools:
             registry.add_tool(each)
-
-
-def _mark_hooks() -> None:
-    from quorum.infrastructure.plugins import hookimpl
-
-    hookimpl(_ToolsPlugin.quorum_register_tools)
-
-
-_mark_hooks()
