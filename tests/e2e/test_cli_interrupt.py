@@ -7,9 +7,7 @@ so a failing case cannot leave a run behind to break the next one.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -22,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import Cli
-from tests.e2e.faults.harness import leftover_processes
+from tests.e2e.faults.harness import reap_leftovers
 
 DEADLINE = 90.0
 """Seconds any one wait may take: far beyond need, so only a real hang fails."""
@@ -102,14 +100,7 @@ def running(cli: Cli) -> Iterator[list[Running]]:
     yield started
     for run in started:
         run.close()
-    root = cli.workspace.parent
-    end = time.monotonic() + 30  # a killed group takes a moment to go
-    while (left := leftover_processes(root)) and time.monotonic() < end:
-        time.sleep(0.05)
-    for pid in left:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-    assert not left, f"processes left running: {left}"
+    reap_leftovers(cli.workspace.parent, wait=30.0)
 
 
 @pytest.mark.parametrize(

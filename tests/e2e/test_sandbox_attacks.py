@@ -34,7 +34,7 @@ import pytest
 
 from tests.e2e.attacks import ATTACKS, Attack
 from tests.e2e.conftest import Cli, Result, isolated_env
-from tests.support.sandbox import listener, require_bubblewrap
+from tests.support.sandbox import listener, processes_running, require_bubblewrap
 
 OUTSIDE_TOKEN = "OUTSIDE-TOKEN-d41d8cd98f"
 REPO_TOKEN = "REPO-TOKEN-9e107d9d37"
@@ -136,23 +136,10 @@ def _snapshot(*roots: Path) -> dict[str, str]:
     return state
 
 
-def _processes(marker: str) -> list[int]:
-    found = []
-    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0]
-        except (OSError, IndexError):
-            continue
-        if marker in cmdline and state != "Z":
-            found.append(int(pid))
-    return found
-
-
 def _kill_leftovers() -> None:
     for attack in ATTACKS:
         if attack.effect == "proc":
-            for pid in _processes(f"sleep 8765{attack.n}"):
+            for pid in processes_running(f"sleep 8765{attack.n}"):
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
     for leftover in Path(tempfile.gettempdir()).glob("quorum-attack-PWNED_*"):
@@ -210,9 +197,9 @@ def run_table(lab: Lab, config: str) -> tuple[Result, set[int], dict[int, str]]:
         elif attack.effect == "net" and lab.accepted[attack.n]:
             hits[attack.n] = "connected"
         elif attack.effect == "proc":
-            while _processes(f"sleep 8765{attack.n}") and time.monotonic() < deadline:
+            while processes_running(f"sleep 8765{attack.n}") and time.monotonic() < deadline:
                 time.sleep(0.05)
-            if _processes(f"sleep 8765{attack.n}"):
+            if processes_running(f"sleep 8765{attack.n}"):
                 hits[attack.n] = "left a process running"
     if not hits:
         changed = {k for k in _snapshot(lab.repo, lab.home).keys() ^ whole_before.keys()}

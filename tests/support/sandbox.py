@@ -7,6 +7,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,17 @@ def listener() -> Iterator[tuple[int, list[str]]]:
         stop.set()
         thread.join(5)
         server.close()
+
+
+def processes_running(marker: str, *, zombies: bool = False) -> list[int]:
+    """Pids whose command line contains ``marker``; zombies (dead, not yet reaped) only if asked."""
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmdline and (zombies or state != "Z"):
+            found.append(int(pid))
+    return found

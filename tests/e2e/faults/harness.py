@@ -96,7 +96,7 @@ def run_fault(
         proc.communicate()
         raise AssertionError(f"quorum did not finish within {timeout} s + {MARGIN_SECONDS} s") from None
     finally:
-        _reap_leftovers(root)
+        reap_leftovers(root)
     seconds = time.monotonic() - began
     result = FaultResult(proc.returncode, stdout, stderr, seconds)
     assert result.code == expect_code, f"exit {result.code}, expected {expect_code}\n{stderr}"
@@ -123,9 +123,12 @@ def _signal_when(proc: subprocess.Popen[str], text: str, signum: int, *, deadlin
     return seen
 
 
-def _reap_leftovers(root: Path) -> None:
-    """Fail the case if anything it started is still running in its directory, after killing it."""
-    deadline = time.monotonic() + 10  # a killed process group takes a moment to disappear
+def reap_leftovers(root: Path, *, wait: float = 10.0) -> None:
+    """Fail the case if anything it started is still running in its directory, after killing it.
+
+    A killed process group takes a moment to disappear: this waits up to ``wait`` seconds first.
+    """
+    deadline = time.monotonic() + wait
     while (left := leftover_processes(root)) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in left:

@@ -20,7 +20,7 @@ from quorum.infrastructure.secrets import KnownSecrets
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
 from quorum.infrastructure.tools.settings import CommandEnvSettings, ToolsSettings
 from tests.integration.tools.conftest import builtin_source
-from tests.support.sandbox import listener, require_bubblewrap
+from tests.support.sandbox import listener, processes_running, require_bubblewrap
 
 PLANTED_KEY = "sk-planted-sandbox-key-0123456789"
 
@@ -79,7 +79,7 @@ async def test_the_process_dies_with_the_call_and_sees_no_other_process(sandboxe
     assert count < 10  # the sandbox's own few processes, not the host's
     assert PLANTED_KEY not in outcome.output
     async with asyncio.timeout(10):
-        while any(marker in _cmdline(pid) for pid in _pids()):
+        while processes_running(marker, zombies=True):
             await asyncio.sleep(0.02)
 
 
@@ -175,14 +175,3 @@ async def test_sandbox_off_runs_low_commands_on_the_host_with_a_minimal_environm
     outcome = await run(source, "printenv; touch off.txt")
     assert PLANTED_KEY not in outcome.output
     assert (workspace / "off.txt").exists()  # nothing enforces read-only: the classifier alone guards
-
-
-def _pids() -> list[str]:
-    return [p for p in os.listdir("/proc") if p.isdigit()]
-
-
-def _cmdline(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
