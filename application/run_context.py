@@ -1,12 +1,66 @@
-"""The run a piece of code is serving, for adapters that need to know it (a tool's ``ToolContext``).
+"""What a piece of code is serving, for adapters that need to know it without a parameter for it.
 
-``RunAgent.execute`` sets ``current_run_id`` for the duration of a run. Tasks inherit context
-variables when they are created, so every tool call of the run sees its run's id, even with many
-runs in flight on one event loop; outside a run it is ``""``.
+``RunAgent.execute`` sets ``current_run_id`` and ``current_run_events`` for the duration of a
+run; ``ToolBatch`` sets ``current_call`` while a call is reviewed and executed. Tasks inherit
+context variables when they are created, so every tool call of a run sees its own run and call,
+even with many runs in flight on one event loop. Outside a run they are ``""`` / ``None``.
+
+Adapters report through these (a reviewer panel's votes as they arrive, a command's output line,
+an MCP server's progress notification) without the ports growing a callback parameter each.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
+
+from quorum.domain.events import RunEvent, ToolProgress, VoteCast
+from quorum.domain.review import Vote
 
 current_run_id: ContextVar[str] = ContextVar("quorum_current_run_id", default="")
+
+current_run_events: ContextVar[Callable[[RunEvent], None] | None] = ContextVar(
+    "quorum_current_run_events", default=None
+)
+"""Emits an event of the current run (to its observer, redacted); None outside a run."""
+
+
+@dataclass(frozen=True)
+class CallActivity:
+    """The call being reviewed or executed, and where its live reports go."""
+
+    call_id: str
+    emit: Callable[[RunEvent], None]
+
+    def vote(self, vote: Vote) -> None:
+        """A reviewer voted on this call (the decision follows in the ``review`` event)."""
+        self.emit(VoteCast.of(self.call_id, vote))
+
+    def progress(self, message: str = "", progress: float | None = None, total: float | None = None) -> None:
+        """The call made progress; callers throttle (a few reports per second at most)."""
+        self.emit(ToolProgress(call_id=self.call_id, message=message, progress=progress, total=total))
+
+
+current_call: ContextVar[CallActivity | None] = ContextVar("quorum_current_call", default=None)
+
+
+def report_progress(message: str = "", progress: float | None = None, total: float | None = None) -> None:
+    """Report progress of the call being executed; does nothing outside one."""
+    activity = current_call.get()
+    if activity is not None:
+        activity.progress(message, progress, total)
+
+
+def report_vote(vote: Vote) -> None:
+    """Report a vote on the call being reviewed; does nothing outside one."""
+    activity = current_call.get()
+    if activity is not None:
+        activity.vote(vote)
+
+
+def emit_run_event(event: RunEvent) -> None:
+    """Emit ``event`` in the current run (an MCP server state change); does nothing outside one."""
+    emit = current_run_events.get()
+    if emit is not None:
+        emit(event)

@@ -13,6 +13,7 @@ from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision
+from quorum.application.run_context import CallActivity, current_call
 from quorum.domain.events import ReviewEvent, ToolCallEvent, ToolResultEvent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
@@ -243,6 +244,7 @@ class ToolBatch:
         turn.answer(planned.index, _rejection_text(decision), self._observer, is_error=True, is_rejected=True)
 
     async def _review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        token = current_call.set(CallActivity(call.native_id, self._observer.on_event))
         try:
             return await self._reviewer.review(call, context)
         except asyncio.CancelledError:
@@ -251,11 +253,14 @@ class ToolBatch:
             return ReviewDecision(
                 approved=False, decided_by="auto", reason=f"reviewer failed: {type(error).__name__}: {error}"
             )
+        finally:
+            current_call.reset(token)
 
     async def _execute(self, turn: TurnCalls, planned: _Planned, clearance: Clearance) -> None:
         call = planned.call
         started = self._clock()
         is_error = True
+        token = current_call.set(CallActivity(call.native_id, self._observer.on_event))
         try:
             async with asyncio.timeout(self._tool_timeout) as deadline:
                 outcome = await self._executor.execute(call, clearance=clearance)
@@ -269,6 +274,8 @@ class ToolBatch:
             raise
         except Exception as error:  # the model sees the failure; the run goes on
             output = f"{type(error).__name__}: {error}"
+        finally:
+            current_call.reset(token)
         duration = self._clock() - started
         output, redacted = self._redactor.redact(output)
         turn.answer(planned.index, output, self._observer, is_error=is_error, duration=duration, redacted=redacted)

@@ -24,9 +24,11 @@ from quorum.domain.events import (
     RunStopReason,
     TextDelta,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnFinished,
     TurnStarted,
+    VoteCast,
     VoteRecord,
 )
 from quorum.domain.messages import Message, ToolResultBlock
@@ -103,6 +105,7 @@ __all__ = [
     "ToolDefinition",
     "ToolFeedback",
     "ToolParameter",
+    "ToolProgress",
     "ToolRefusedError",
     "ToolResultBlock",
     "ToolResultEvent",
@@ -117,5 +120,6 @@ __all__ = [
     "UsageError",
     "Verdict",
     "Vote",
+    "VoteCast",
     "VoteRecord",
 ]

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from quorum.domain.responses import RunUsage, Usage
-from quorum.domain.review import ReviewDecision, Verdict
+from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import RiskLevel
 
 
@@ -72,6 +72,18 @@ class VoteRecord(_Event):
     model: str | None = None
     usage: Usage = Usage()
 
+    @staticmethod
+    def fields_of(vote: Vote) -> dict[str, Any]:
+        """The record's fields for ``vote`` (latency in milliseconds)."""
+        return {
+            "reviewer": vote.reviewer,
+            "verdict": vote.verdict,
+            "reason": vote.reason,
+            "latency_ms": round(vote.latency * 1000, 3),
+            "model": vote.model,
+            "usage": vote.usage,
+        }
+
 
 class ReviewEvent(_Event):
     type: Literal["review"] = "review"
@@ -90,20 +102,38 @@ class ReviewEvent(_Event):
             name=name,
             approved=decision.approved,
             decided_by=decision.decided_by,
-            votes=[
-                VoteRecord(
-                    reviewer=v.reviewer,
-                    verdict=v.verdict,
-                    reason=v.reason,
-                    latency_ms=round(v.latency * 1000, 3),
-                    model=v.model,
-                    usage=v.usage,
-                )
-                for v in decision.votes
-            ],
+            votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
             reason=decision.reason,
             rule=decision.rule,
         )
+
+
+class VoteCast(VoteRecord):
+    """One reviewer's vote on ``call_id``, as it arrives (the ``review`` event repeats it with the decision).
+
+    Lets a UI show each vote while the panel is still deliberating.
+    """
+
+    type: Literal["vote"] = "vote"
+    call_id: str
+
+    @classmethod
+    def of(cls, call_id: str, vote: Vote) -> VoteCast:
+        return cls(call_id=call_id, **cls.fields_of(vote))
+
+
+class ToolProgress(_Event):
+    """A call under way reports progress: a line of output, an MCP progress notification.
+
+    ``progress``/``total`` are numbers in the tool's own unit when it gives them (``total`` may be
+    unknown); ``message`` is a short human line. Sources throttle these (a few per second at most).
+    """
+
+    type: Literal["progress"] = "progress"
+    call_id: str
+    message: str = ""
+    progress: float | None = None
+    total: float | None = None
 
 
 class ToolResultEvent(_Event):
@@ -149,6 +179,15 @@ class RunFinished(_Event):
 
 
 RunEvent = Annotated[
-    RunStarted | TurnStarted | TextDelta | ToolCallEvent | ReviewEvent | ToolResultEvent | TurnFinished | RunFinished,
+    RunStarted
+    | TurnStarted
+    | TextDelta
+    | ToolCallEvent
+    | VoteCast
+    | ReviewEvent
+    | ToolProgress
+    | ToolResultEvent
+    | TurnFinished
+    | RunFinished,
     Field(discriminator="type"),
 ]
