@@ -17,6 +17,7 @@ from quorum.domain.errors import (
     UsageError,
 )
 from quorum.domain.events import (
+    McpServerEvent,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -72,6 +73,7 @@ __all__ = [
     "GlobError",
     "InvalidArgumentsError",
     "LlmResponse",
+    "McpServerEvent",
     "Message",
     "ModelId",
     "ParamType",

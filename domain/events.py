@@ -26,6 +26,8 @@ class RunStopReason(StrEnum):
     REJECTED = "rejected"
     CANCELLED = "cancelled"
     ERROR = "error"
+    AWAITING_APPROVAL = "awaiting_approval"
+    """High-risk calls wait for a person (``hil_mode = "defer"``); ``quorum approve`` continues the run."""
 
 
 class _Event(BaseModel):
@@ -136,6 +138,20 @@ class ToolProgress(_Event):
     total: float | None = None
 
 
+class McpServerEvent(_Event):
+    """An MCP server started, failed to start or was restarted; ``error`` says why it failed.
+
+    ``duration_ms`` is how long the start (or restart) took. Emitted in the run that caused it;
+    a server started before the run is reported at the run's start.
+    """
+
+    type: Literal["mcp_server"] = "mcp_server"
+    name: str
+    state: Literal["started", "failed", "restarted"]
+    error: str | None = None
+    duration_ms: float = 0.0
+
+
 class ToolResultEvent(_Event):
     """A call's result. ``redacted`` is true when known secret values were replaced in ``output``."""
 
@@ -186,6 +202,7 @@ RunEvent = Annotated[
     | VoteCast
     | ReviewEvent
     | ToolProgress
+    | McpServerEvent
     | ToolResultEvent
     | TurnFinished
     | RunFinished,
