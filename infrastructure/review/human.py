@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from quorum.application.ports.reviewer import ReviewContext
+from quorum.application.run_context import report_vote
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.scope import ApprovalScope, scope_for
@@ -68,7 +69,8 @@ class HumanReviewer:
     (a command prefix, a tool in one directory, or a tool; see ``scope``) for the rest of this
     reviewer's life (one run); it only skips the human step, never policy rules or the panel.
     The person's answer is appended to the decision's votes as reviewer ``human``, its reason
-    naming the scope.
+    naming the scope, and reported (``report_vote``) as soon as it is given. Automatic decisions
+    (``hil_mode``, no prompt, a remembered scope) cast no vote.
 
     Args:
         mode: the ``hil_mode``.
@@ -144,6 +146,7 @@ class HumanReviewer:
             reason=reason,
             latency=latency,
         )
+        report_vote(vote)
         return ReviewDecision(approved=approved, decided_by="human", votes=(*earlier, vote), reason=reason)
 
     def _covered(self, call: ToolCall, earlier: tuple[Vote, ...]) -> ReviewDecision | None:

@@ -1,6 +1,8 @@
 """QuorumReviewer: a panel votes in parallel, each member within a deadline; a rule decides.
 
-A call whose arguments are too large for reviewers to see whole never reaches the panel.
+A call whose arguments are too large for reviewers to see whole never reaches the panel. Each
+vote is reported (``report_vote``) the moment it is cast, so a live status shows the panel's
+votes while the slower members are still thinking.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from quorum.application.ports.reviewer import ReviewContext
+from quorum.application.run_context import report_vote
 from quorum.domain.review import QuorumRule, ReviewDecision, Vote
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.prompts import arguments_json
@@ -24,7 +27,8 @@ class QuorumReviewer:
     Every member gets ``vote_timeout`` seconds; a late member casts an ``error`` vote, as do
     failing members. ``rule.evaluate(votes, min_votes=min_votes)`` decides over the cast votes, so
     too few answers reject ("not enough reviewers answered") instead of letting one model pass a
-    panel. Each vote carries its latency in seconds. Never raises except for cancellation.
+    panel. Each vote carries its latency in seconds and is reported (``report_vote``) as soon as it
+    is cast, before the others. Never raises except for cancellation.
 
     Reviewers are shown the arguments whole, never a clipped view they might approve by mistake; a
     call whose arguments (as shown, in UTF-8 bytes) exceed ``max_argument_bytes`` is therefore
@@ -82,7 +86,9 @@ class QuorumReviewer:
             raise
         except Exception as error:  # a voter breaking its own contract still only costs its vote
             vote = error_vote(voter.name, f"{type(error).__name__}: {error}")
-        return vote.model_copy(update={"latency": round(self._clock() - started, 6)})
+        vote = vote.model_copy(update={"latency": round(self._clock() - started, 6)})
+        report_vote(vote)  # as it arrives; the decision repeats every vote
+        return vote
 
 
 def too_large_reason(size: int, limit: int) -> str:
