@@ -17,6 +17,9 @@ from quorum.domain.errors import (
     UsageError,
 )
 from quorum.domain.events import (
+    McpElicitation,
+    McpLog,
+    McpSampling,
     McpServerEvent,
     ReviewEvent,
     RunEvent,
@@ -73,6 +76,9 @@ __all__ = [
     "GlobError",
     "InvalidArgumentsError",
     "LlmResponse",
+    "McpElicitation",
+    "McpLog",
+    "McpSampling",
     "McpServerEvent",
     "Message",
     "ModelId",

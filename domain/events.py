@@ -152,8 +152,58 @@ class McpServerEvent(_Event):
     duration_ms: float = 0.0
 
 
+class McpSampling(_Event):
+    """An MCP server asked to use a model (``sampling/createMessage``) and was served or refused.
+
+    ``decided_by`` is ``config`` (``sampling = "allow"``/``"deny"``), ``human`` (asked), or
+    ``auto`` (``ask`` with nobody to ask: refused). ``model`` served it (None when refused);
+    ``usage`` is what it spent, counted in the run's usage. ``max_tokens`` is the cap applied
+    (the request's, lowered to ``sampling_max_tokens``). ``error`` says why it failed or was refused.
+    """
+
+    type: Literal["mcp_sampling"] = "mcp_sampling"
+    server: str
+    approved: bool
+    decided_by: Literal["config", "human", "auto"]
+    model: str | None = None
+    usage: Usage = Usage()
+    max_tokens: int = 0
+    stop_reason: str | None = None
+    error: str | None = None
+
+
+class McpElicitation(_Event):
+    """An MCP server asked the person for input (``elicitation/create``); ``action`` is the answer.
+
+    ``fields`` names the fields answered (their values are not recorded); ``decided_by`` is
+    ``human`` (terminal), ``callback`` (the Python API's ``on_elicitation``) or ``auto`` (nobody to
+    ask: declined).
+    """
+
+    type: Literal["mcp_elicitation"] = "mcp_elicitation"
+    server: str
+    message: str
+    action: Literal["accept", "decline", "cancel"]
+    decided_by: Literal["human", "callback", "auto"]
+    fields: list[str] = Field(default_factory=list)
+
+
+class McpLog(_Event):
+    """A log message an MCP server sent (``notifications/message``); shown with ``-v``."""
+
+    type: Literal["mcp_log"] = "mcp_log"
+    server: str
+    level: str
+    logger: str | None = None
+    message: str
+
+
 class ToolResultEvent(_Event):
-    """A call's result. ``redacted`` is true when known secret values were replaced in ``output``."""
+    """A call's result. ``redacted`` is true when known secret values were replaced in ``output``.
+
+    ``images`` counts the images sent to the model with the result; their data is never in an
+    event (``output`` names each one, e.g. ``[image: image/png, 4 KB]``).
+    """
 
     type: Literal["tool_result"] = "tool_result"
     call_id: str
@@ -163,6 +213,7 @@ class ToolResultEvent(_Event):
     output: str
     duration_ms: float
     redacted: bool = False
+    images: int = 0
 
 
 class TurnFinished(_Event):
@@ -203,6 +254,9 @@ RunEvent = Annotated[
     | ReviewEvent
     | ToolProgress
     | McpServerEvent
+    | McpSampling
+    | McpElicitation
+    | McpLog
     | ToolResultEvent
     | TurnFinished
     | RunFinished,
