@@ -12,8 +12,15 @@ Script format (TOML shown; JSON has the same shape)::
     [[scripts.reviewer.turns]]                           # used as scripted:PATH#reviewer
     tool_calls = [{ name = "submit_verdict", arguments = { verdict = "approve", reason = "safe" } }]
 
-A turn with ``tool_calls`` stops with ``tool_use``. Each session replays its script from the start;
-a script that runs out is an error naming the file. ``scripted:demo`` is the demo script shipped
+Top-level options (also per ``[scripts.NAME]``)::
+
+    conversation = "continue"   # default "restart": each session replays the script from the start;
+                                # "continue": a session continuing a conversation (quorum chat,
+                                # --continue) starts after the responses its history already holds
+    repeat_last = true          # when the script runs out, answer with its last turn again
+                                # (default false: running out is an error naming the file)
+
+A turn with ``tool_calls`` stops with ``tool_use``. ``scripted:demo`` is the demo script shipped
 with Quorum (``demo.toml`` beside this module; ``examples/demo.toml`` in the repository).
 """
 
@@ -56,6 +63,8 @@ class Script(BaseModel):
 
     turns: list[ScriptedTurn] = Field(default_factory=list)
     scripts: dict[str, Script] = Field(default_factory=dict)
+    conversation: Literal["restart", "continue"] = "restart"
+    repeat_last: bool = False
 
 
 PACKAGED_SCRIPTS = ("demo",)
@@ -69,8 +78,8 @@ def script_path(path_text: str) -> Path:
     return Path(path_text)
 
 
-def load_script(reference: str) -> tuple[str, list[ScriptedTurn]]:
-    """Load ``PATH`` or ``PATH#NAME`` (``demo``: the packaged demo script); returns (label, turns).
+def load_script(reference: str) -> tuple[str, Script]:
+    """Load ``PATH`` or ``PATH#NAME`` (``demo``: the packaged demo script); returns (label, script).
 
     Raises:
         UsageError: no path given, file missing, not TOML/JSON, invalid shape, unknown script name.
@@ -103,22 +112,25 @@ def load_script(reference: str) -> tuple[str, list[ScriptedTurn]]:
         if name not in script.scripts:
             known = ", ".join(sorted(script.scripts)) or "(none)"
             raise UsageError(f"scripted model: {path_text} has no script {name!r} (scripts: {known})")
-        return reference, script.scripts[name].turns
-    return reference, script.turns
+        return reference, script.scripts[name]
+    return reference, script
 
 
 class ScriptedSession(OfflineSession):
-    """Answers with the script's turns in order."""
+    """Answers with the script's turns in order (from where the conversation is, for ``continue``)."""
 
-    def __init__(
-        self, label: str, turns: list[ScriptedTurn], system_prompt: str | None, history: Sequence[Message]
-    ) -> None:
+    def __init__(self, label: str, script: Script, system_prompt: str | None, history: Sequence[Message]) -> None:
         super().__init__(label, system_prompt, history)
         self._label = label
-        self._turns = list(turns)
+        self._turns = list(script.turns)
+        self._repeat_last = script.repeat_last
         self._served = 0
+        if script.conversation == "continue":
+            self._served = sum(message.role == "assistant" for message in history)
 
     def respond(self, tools: ToolSchemas | None) -> LlmResponse:
+        if self._repeat_last and self._turns and self._served >= len(self._turns):
+            self._served = len(self._turns) - 1
         if self._served >= len(self._turns):
             raise ProviderError(
                 f"scripted model {self._label!r} ran out of script after {self._served} responses",
@@ -148,5 +160,5 @@ class ScriptedGateway:
     def session(
         self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()
     ) -> ScriptedSession:
-        label, turns = load_script(model)
-        return ScriptedSession(label, turns, system_prompt, history)
+        label, script = load_script(model)
+        return ScriptedSession(label, script, system_prompt, history)
