@@ -28,7 +28,7 @@ def _history(answers: int) -> list[Message]:
 
 
 async def _answer(reference: str, answers_so_far: int) -> str:
-    gateway = ScriptedGateway(ProviderContext(name="scripted", kind="scripted"))
+    gateway = ScriptedGateway(ProviderContext(name="scripted", kind="scripted", settings=None))
     session = gateway.session(reference, history=_history(answers_so_far))
     return (await session.send_with_tools("next", [])).text_content()
 
