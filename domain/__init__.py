@@ -17,6 +17,7 @@ from quorum.domain.errors import (
     UsageError,
 )
 from quorum.domain.events import (
+    ApprovalRequested,
     McpElicitation,
     McpLog,
     McpSampling,
@@ -69,6 +70,7 @@ from quorum.domain.tools import (
 )
 
 __all__ = [
+    "ApprovalRequested",
     "ArgumentView",
     "Clearance",
     "ConfigurationError",

@@ -35,10 +35,17 @@ class _Event(BaseModel):
 
 
 class RunStarted(_Event):
+    """A run starts, or (``resumed``) goes on after a stop such as ``awaiting_approval``.
+
+    A resumed run keeps its ``run_id``; its events follow the earlier ones in the same run, and
+    ``model`` is the model of this part of the run (``quorum approve --model`` may change it).
+    """
+
     type: Literal["run_started"] = "run_started"
     run_id: str
     model: str
     task: str
+    resumed: bool = False
 
 
 class TurnStarted(_Event):
@@ -96,6 +103,8 @@ class ReviewEvent(_Event):
     votes: list[VoteRecord]
     reason: str
     rule: str | None = None
+    by: str | None = None
+    """Who decided, when a person did later (``quorum approve``/``reject``: ``--by`` or ``$USER``)."""
 
     @classmethod
     def of(cls, call_id: str, name: str, decision: ReviewDecision) -> ReviewEvent:
@@ -107,7 +116,27 @@ class ReviewEvent(_Event):
             votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
             reason=decision.reason,
             rule=decision.rule,
+            by=decision.by,
         )
+
+
+class ApprovalRequested(_Event):
+    """A high-risk call waits for a person (``hil_mode = "defer"``): it has no result yet.
+
+    Emitted instead of a ``review`` event when the human step defers; the run finishes the other
+    calls of its turn and ends with ``awaiting_approval``. ``reason`` says why a person must
+    decide, ``votes`` are the review so far (the panel's, when it escalated). ``quorum approve``
+    or ``quorum reject`` decides it later; a run that stops again re-emits the requests still open.
+    """
+
+    type: Literal["approval_requested"] = "approval_requested"
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    risk: RiskLevel
+    reason: str
+    votes: list[VoteRecord] = Field(default_factory=list)
+    rule: str | None = None
 
 
 class VoteCast(VoteRecord):
@@ -252,6 +281,7 @@ RunEvent = Annotated[
     | ToolCallEvent
     | VoteCast
     | ReviewEvent
+    | ApprovalRequested
     | ToolProgress
     | McpServerEvent
     | McpSampling

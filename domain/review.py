@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.responses import Usage
@@ -113,7 +113,13 @@ DecidedBy = Literal["policy", "quorum", "human", "auto"]
 
 
 class ReviewDecision(BaseModel):
-    """The outcome of reviewing one high-risk call."""
+    """The outcome of reviewing one high-risk call.
+
+    ``deferred`` means no decision yet: a person decides later (``hil_mode = "defer"``). A
+    deferred outcome is never approved, so code unaware of deferral rejects the call (fails
+    closed); the loop instead leaves the call waiting for ``quorum approve``/``reject``. ``by``
+    names the person who decided later, when one did.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -122,6 +128,14 @@ class ReviewDecision(BaseModel):
     votes: tuple[Vote, ...] = ()
     rule: str | None = None
     reason: str = ""
+    deferred: bool = False
+    by: str | None = None
+
+    @model_validator(mode="after")
+    def _deferred_is_not_approved(self) -> ReviewDecision:
+        if self.deferred and self.approved:
+            raise ValueError("a deferred review has no decision yet: it cannot be approved")
+        return self
 
     @property
     def usage(self) -> Usage:

@@ -15,7 +15,7 @@ from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.scope import ApprovalScope, scope_for
 from quorum.infrastructure.tools.workspace import Workspace
 
-HilMode = Literal["interactive", "auto_approve", "auto_reject"]
+HilMode = Literal["interactive", "auto_approve", "auto_reject", "defer"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ class HumanReviewer:
 
     - ``auto_approve`` (``hil_mode``, or ``--yes`` for one run) approves, ``decided_by="auto"``.
     - ``auto_reject`` rejects, ``decided_by="auto"``.
+    - ``defer`` decides nothing: the outcome is ``deferred`` (never approved), so the loop leaves
+      the call waiting for ``quorum approve``/``reject`` and the run ends ``awaiting_approval``.
     - ``interactive`` asks ``prompt``; without one (no terminal, or ``--json``) it rejects at
       once, ``decided_by="auto"``, saying why — it never hangs.
 
@@ -113,6 +115,10 @@ class HumanReviewer:
             return ReviewDecision(approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})")
         if self.mode == "auto_reject":
             return ReviewDecision(approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})")
+        if self.mode == "defer":
+            return ReviewDecision(
+                approved=False, decided_by="human", votes=earlier, deferred=True, reason=f"a human must decide ({why})"
+            )
         covered = self._covered(call, earlier)
         if covered is not None:
             return covered

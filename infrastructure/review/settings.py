@@ -27,7 +27,8 @@ class ReviewSettings(Section):
         max_argument_bytes: reviewers always see a call's arguments whole; a call whose arguments
             (the JSON reviewers would see, in UTF-8 bytes) exceed this is rejected without a vote
             (and escalated under ``escalate_on_reject``). At least 1024; default 64 KiB.
-        hil_mode: interactive (ask a human), auto_approve or auto_reject.
+        hil_mode: interactive (ask a human), auto_approve, auto_reject, or defer (do not wait: the
+            run ends ``awaiting_approval`` and ``quorum approve``/``reject`` decide later).
         rules: ``[[review.rules]]`` policy tables (see ``quorum.domain.policy``), tried deny → ask →
             allow before any vote.
     """
@@ -38,7 +39,7 @@ class ReviewSettings(Section):
     vote_timeout_seconds: float = Field(60.0, gt=0)
     escalate_on_reject: bool = False
     max_argument_bytes: int = Field(DEFAULT_MAX_ARGUMENT_BYTES, ge=1024)
-    hil_mode: Literal["interactive", "auto_approve", "auto_reject"] = "interactive"
+    hil_mode: Literal["interactive", "auto_approve", "auto_reject", "defer"] = "interactive"
     rules: list[PolicyRule] = Field(default_factory=list)
 
     @field_validator("rule")
