@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
-from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
 from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import (
     EXIT_INTERRUPTED,
@@ -21,6 +19,14 @@ from quorum.cli.errors import (
     handled,
 )
 from quorum.cli.options import AppOptions
+from quorum.cli.run_setup import (
+    Display,
+    ask_through,
+    continuation_of,
+    human_renderer,
+    require_sandbox,
+    system_prompt,
+)
 from quorum.cli.signals import signals_cancel_current_task
 
 EXIT_BY_STOP = {"end_turn": EXIT_OK, "error": EXIT_RUN_FAILURE, "cancelled": EXIT_INTERRUPTED}
@@ -190,20 +196,11 @@ def _main(
             os.close(tty_fd)
 
 
-@dataclass(frozen=True)
-class Display:
-    """How a run is shown: ``-q``/``-v``, ``--color``, and the terminal a review may ask on."""
-
-    verbosity: int = 0
-    color: str = "auto"
-    tty_fd: int | None = None
-
-
 async def _execute(
     task: str, options: AppOptions, low_risk_only: bool, *, display: Display, resume_from: str | bool = False
 ) -> int:
     from quorum.application.execution import RunRequest
-    from quorum.cli.container import build_container, workspace_of
+    from quorum.cli.container import build_container
     from quorum.cli.model_choice import choose_model
     from quorum.cli.name_checks import check_configured_names
     from quorum.infrastructure.terminal_text import printable
@@ -214,26 +211,25 @@ async def _execute(
 
         renderer = JsonLinesRenderer(sys.stdout)
     else:
-        renderer = _human_renderer(display)
+        renderer = human_renderer(display)
     container = build_container(options, renderer=renderer)
     settings = container.settings()
     if not options.json and options.interactive:
-        _ask_through(container, renderer, display.tty_fd, settings)
+        ask_through(container, renderer, display.tty_fd, settings)
     check_configured_names(container)
     history: tuple[Any, ...] = ()
     model = options.overrides.get("model")
     if resume_from:
-        continued = _continuation(container, None if resume_from is True else str(resume_from))
+        continued = continuation_of(container, None if resume_from is True else str(resume_from))
         container.parent_run_id.override(continued.parent_run_id)
         history = continued.history
         model = model or continued.model
     # Aliases and bare model names become provider:model here, so the run log and prices see the real model.
     model_id = container.gateway().resolve(choose_model(model or settings.model, container.env()))
-    system_prompt = settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace_of(settings))
     request = RunRequest(
         task=task,
         model_id=model_id,
-        system_prompt=system_prompt,
+        system_prompt=system_prompt(settings),
         params=settings.agent.execution_params(tools="low_risk_only" if low_risk_only else "all"),
         history=history,
     )
@@ -241,7 +237,7 @@ async def _execute(
     redactor = container.redactor()
     with signals_cancel_current_task() as received:
         try:
-            await _require_sandbox(container, executor, low_risk_only)
+            await require_sandbox(container, executor, low_risk_only)
             result = await container.run_agent().execute(request)
         except asyncio.CancelledError:
             if received.signum is None:
@@ -261,59 +257,6 @@ async def _execute(
     if result.stop_reason == "error" and options.json:  # the human output's final line says it
         print(f"quorum: error: {printable(result.detail or '')}", file=sys.stderr)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
-
-
-def _human_renderer(display: Display) -> Any:
-    import os
-
-    from quorum.cli.render.color import use_color
-    from quorum.cli.render.human import HumanRenderer
-
-    color = use_color(display.color, sys.stderr, os.environ)  # type: ignore[arg-type]
-    live = display.verbosity >= 0 and sys.stderr.isatty()
-    return HumanRenderer(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
-
-
-def _ask_through(container: Any, renderer: Any, tty_fd: int | None, settings: Any) -> None:
-    """The human review asks on the terminal (``tty_fd`` when stdin is a pipe) beside the renderer."""
-    from dependency_injector import providers
-
-    from quorum.cli.container import workspace_of
-    from quorum.cli.render.prompt import RendererPrompt
-    from quorum.infrastructure.review.terminal import TerminalPrompt
-    from quorum.infrastructure.tools.workspace import Workspace
-
-    terminal = TerminalPrompt(tty_fd, workspace=Workspace(workspace_of(settings)))
-    container.human_prompt.override(providers.Object(RendererPrompt(terminal, renderer)))
-
-
-async def _require_sandbox(container: Any, executor: Any, low_risk_only: bool) -> None:
-    """Refuse a run offering ``run_command`` when ``[tools.sandbox] mode = "required"`` and no sandbox works.
-
-    Raises:
-        ConfigurationError: naming the setting and how to get a sandbox.
-    """
-    from quorum.domain.errors import ConfigurationError
-
-    status = container.sandbox()
-    if status.mode != "required" or status.enforced or low_risk_only:
-        return
-    if "run_command" in (await executor.list_tools()).names():
-        raise ConfigurationError(
-            f"mode = 'required' and run_command is offered, but {status.no_sandbox_reason()}",
-            key="tools.sandbox.mode",
-        )
-
-
-def _continuation(container: Any, run_id: str | None) -> Any:
-    """The recorded conversation to continue (``--continue``: the last run)."""
-    from quorum.application.history import continuation
-    from quorum.domain.errors import UsageError
-
-    store = container.run_store()
-    if store is None:
-        raise UsageError("--continue/--resume need the run log, which is disabled ([storage] enabled = false)")
-    return continuation(store, run_id)
 
 
 __all__ = ["EXIT_USAGE", "ask", "run"]

@@ -1,0 +1,80 @@
+"""What ``run``, ``ask`` and ``chat`` share: how a run is shown, who is asked, what it needs first."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
+
+
+@dataclass(frozen=True)
+class Display:
+    """How a run is shown: ``-q``/``-v``, ``--color``, and the terminal a review may ask on."""
+
+    verbosity: int = 0
+    color: str = "auto"
+    tty_fd: int | None = None
+
+
+def human_renderer(display: Display) -> Any:
+    """A ``HumanRenderer`` on stdout/stderr: color per ``--color`` and the environment, live status on a terminal."""
+    import os
+
+    from quorum.cli.render.color import use_color
+    from quorum.cli.render.human import HumanRenderer
+
+    color = use_color(display.color, sys.stderr, os.environ)  # type: ignore[arg-type]
+    live = display.verbosity >= 0 and sys.stderr.isatty()
+    return HumanRenderer(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
+
+
+def ask_through(container: Any, renderer: Any, tty_fd: int | None, settings: Any) -> None:
+    """The human review asks on the terminal (``tty_fd`` when stdin is a pipe) beside the renderer."""
+    from dependency_injector import providers
+
+    from quorum.cli.container import workspace_of
+    from quorum.cli.render.prompt import RendererLinePrompt, RendererPrompt
+    from quorum.infrastructure.review.terminal import TerminalPrompt
+    from quorum.infrastructure.tools.workspace import Workspace
+
+    terminal = TerminalPrompt(tty_fd, workspace=Workspace(workspace_of(settings)))
+    container.human_prompt.override(providers.Object(RendererPrompt(terminal, renderer)))
+    container.line_prompt.override(providers.Object(RendererLinePrompt(terminal, renderer)))  # MCP servers ask too
+
+
+async def require_sandbox(container: Any, executor: Any, low_risk_only: bool) -> None:
+    """Refuse a run offering ``run_command`` when ``[tools.sandbox] mode = "required"`` and no sandbox works.
+
+    Raises:
+        ConfigurationError: naming the setting and how to get a sandbox.
+    """
+    from quorum.domain.errors import ConfigurationError
+
+    status = container.sandbox()
+    if status.mode != "required" or status.enforced or low_risk_only:
+        return
+    if "run_command" in (await executor.list_tools()).names():
+        raise ConfigurationError(
+            f"mode = 'required' and run_command is offered, but {status.no_sandbox_reason()}",
+            key="tools.sandbox.mode",
+        )
+
+
+def continuation_of(container: Any, run_id: str | None) -> Any:
+    """The recorded conversation to continue (``--continue``: the last run)."""
+    from quorum.application.history import continuation
+    from quorum.domain.errors import UsageError
+
+    store = container.run_store()
+    if store is None:
+        raise UsageError("--continue/--resume need the run log, which is disabled ([storage] enabled = false)")
+    return continuation(store, run_id)
+
+
+def system_prompt(settings: Any) -> str:
+    """The agent's system prompt: ``[agent] system_prompt``, else the default naming the workspace."""
+    from quorum.cli.container import workspace_of
+
+    return str(settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace_of(settings)))
