@@ -21,6 +21,7 @@ from quorum.domain.review import ReviewDecision
 from quorum.domain.secrets import Redactor
 from quorum.domain.tools import (
     Clearance,
+    ImagePart,
     RiskAssessment,
     RiskLevel,
     ToolCall,
@@ -74,8 +75,9 @@ class TurnCalls:
         is_rejected: bool = False,
         duration: float = 0.0,
         redacted: bool = False,
+        images: tuple[ImagePart, ...] = (),
     ) -> None:
-        """Record the result of call ``index`` and emit its ``tool_result`` event."""
+        """Record the result of call ``index`` and emit its ``tool_result`` event (which has no images)."""
         call = self.calls[index]
         result = ToolResultMessage(
             tool_use_id=call.native_id,
@@ -85,6 +87,7 @@ class TurnCalls:
             is_rejected=is_rejected,
             duration=duration,
             redacted=redacted,
+            images=images,
         )
         self.results[index] = result
         observer.on_event(result_event(result))
@@ -260,11 +263,12 @@ class ToolBatch:
         call = planned.call
         started = self._clock()
         is_error = True
+        images: tuple[ImagePart, ...] = ()
         token = current_call.set(CallActivity(call.native_id, self._observer.on_event))
         try:
             async with asyncio.timeout(self._tool_timeout) as deadline:
                 outcome = await self._executor.execute(call, clearance=clearance)
-            output, is_error = outcome.output, outcome.is_error
+            output, is_error, images = outcome.output, outcome.is_error, outcome.images
         except TimeoutError:
             if not deadline.expired():
                 output = "TimeoutError: the tool timed out"
@@ -278,7 +282,15 @@ class ToolBatch:
             current_call.reset(token)
         duration = self._clock() - started
         output, redacted = self._redactor.redact(output)
-        turn.answer(planned.index, output, self._observer, is_error=is_error, duration=duration, redacted=redacted)
+        turn.answer(
+            planned.index,
+            output,
+            self._observer,
+            is_error=is_error,
+            duration=duration,
+            redacted=redacted,
+            images=images,
+        )
 
 
 def result_event(result: ToolResultMessage) -> ToolResultEvent:
@@ -291,6 +303,7 @@ def result_event(result: ToolResultMessage) -> ToolResultEvent:
         output=result.output,
         duration_ms=round(result.duration * 1000, 3),
         redacted=result.redacted,
+        images=len(result.images),
     )
 
 

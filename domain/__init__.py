@@ -59,6 +59,7 @@ from quorum.domain.streaming import (
 )
 from quorum.domain.tools import (
     Clearance,
+    ImagePart,
     ParamType,
     RiskAssessment,
     RiskLevel,
@@ -76,6 +77,7 @@ __all__ = [
     "ConfigurationError",
     "ContentBlock",
     "GlobError",
+    "ImagePart",
     "InvalidArgumentsError",
     "LlmResponse",
     "McpElicitation",

@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from quorum.domain.responses import TextBlock, ToolUseBlock
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ImagePart, ToolResultMessage
 
 
 class ToolResultBlock(BaseModel):
-    """A tool result inside a user message."""
+    """A tool result inside a user message; ``images`` are sent as image input beside ``content``."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -20,6 +20,7 @@ class ToolResultBlock(BaseModel):
     tool_name: str = ""
     content: str
     is_error: bool = False
+    images: tuple[ImagePart, ...] = ()
 
     @classmethod
     def from_result(cls, result: ToolResultMessage) -> ToolResultBlock:
@@ -28,6 +29,7 @@ class ToolResultBlock(BaseModel):
             tool_name=result.tool_name,
             content=result.output,
             is_error=result.is_error or result.is_rejected,
+            images=result.images,
         )
 
 

@@ -150,12 +150,46 @@ class ToolCall(BaseModel):
     raw_arguments: str | None = None
 
 
+IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+"""The image types model APIs accept as image input (Anthropic and OpenAI agree on these four)."""
+
+
+class ImagePart(BaseModel):
+    """An image a tool returned, passed to the model as image input (never as text).
+
+    ``data`` is the image's base64 text (what every provider's wire format wants); ``size`` is
+    the decoded byte count. Only ``IMAGE_MEDIA_TYPES`` are ever attached to a result.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["image"] = "image"
+    media_type: str
+    data: str = Field(repr=False)
+    size: int = Field(ge=0)
+
+    def describe(self) -> str:
+        """The text that stands for the image in outputs and events: ``[image: image/png, 4 KB]``."""
+        return f"[image: {self.media_type}, {human_size(self.size)}]"
+
+
+def human_size(size: int) -> str:
+    """A byte count for people and models: ``70 bytes``, ``4 KB``, ``1.2 MB``."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{round(size / 1024)} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
 class ToolResultMessage(BaseModel):
     """The result of one call, sent back to the model under ``tool_use_id``.
 
     ``is_error`` marks failures (the model sees them as errors); ``is_rejected`` additionally marks
     calls a review refused, so the model can choose a safer path. ``duration`` is in seconds.
     ``redacted`` says known secret values were replaced in ``output`` before anyone saw it.
+    ``images`` are sent to the model as image input next to ``output`` (which names each of them);
+    they are not part of run events or the run log.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -167,3 +201,4 @@ class ToolResultMessage(BaseModel):
     is_rejected: bool = False
     duration: float = 0.0
     redacted: bool = False
+    images: tuple[ImagePart, ...] = ()

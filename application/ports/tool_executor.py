@@ -6,16 +6,21 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolSpec
+from quorum.domain.tools import Clearance, ImagePart, RiskAssessment, ToolCall, ToolDefinition, ToolSpec
 
 
 class ToolOutcome(BaseModel):
-    """What a tool produced: its output text, and whether that is an error the model should see."""
+    """What a tool produced: its output text, and whether that is an error the model should see.
+
+    ``images`` go to the model as image input next to ``output``, which should name each of them
+    (``ImagePart.describe``); ``[tools] images = "off"`` turns them into notes.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     output: str
     is_error: bool = False
+    images: tuple[ImagePart, ...] = ()
 
 
 class ToolExecutor(Protocol):

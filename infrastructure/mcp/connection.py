@@ -132,7 +132,37 @@ class McpServerConnection:
                 is_error=True,
             )
         self._stderr.mark()
-        return outcome_from_result(result)
+        return outcome_from_result(result, server=self.name)
+
+    @property
+    def offers_resources(self) -> bool:
+        """The running server declared the ``resources`` capability."""
+        client = self._client if self.state == "running" else None
+        return client is not None and getattr(client.server_capabilities, "resources", None) is not None
+
+    async def list_resources(self, limit: int) -> list[Any]:
+        """Up to ``limit`` resources of the running server (``resources/list``, paged); SDK errors propagate."""
+        client = self._client if self.state == "running" else None
+        resources: list[Any] = []
+        cursor: str | None = None
+        while client is not None and len(resources) < limit:
+            page = await client.list_resources(cursor=cursor)
+            resources.extend(page.resources)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return resources[:limit]
+
+    async def read_resource(self, uri: str) -> Any:
+        """``resources/read`` of ``uri`` on the running server: the result's ``contents``.
+
+        Raises:
+            ToolSourceError: the server is not running. SDK errors propagate.
+        """
+        client = self._client if self.state == "running" else None
+        if client is None:
+            raise ToolSourceError(self._unavailable_message(), source=self.where)
+        return (await client.read_resource(uri, cache_mode="refresh")).contents
 
     async def aclose(self) -> None:
         """Stop the server and release its log file. Idempotent."""

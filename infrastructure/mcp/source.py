@@ -13,6 +13,8 @@ from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, 
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.naming import namespace_all
+from quorum.infrastructure.mcp.resources import ResourceReader
+from quorum.infrastructure.mcp.results import READ_TOOL
 from quorum.infrastructure.mcp.server_tools import ServerTool
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
@@ -72,6 +74,7 @@ class McpToolSource:
         self._routes: dict[str, _Route] = {}
         self._started = False
         self._start_lock = asyncio.Lock()
+        self._resources = ResourceReader(self.connections)
 
     async def start(self) -> None:
         """Start the eager servers (once), concurrently; failures go to ``problems``."""
@@ -102,7 +105,8 @@ class McpToolSource:
                     )
                 )
         self._routes = routes
-        return definitions
+        reader = await self._resources.definition()  # mcp_read_resource, when a server has resources
+        return [*definitions, reader] if reader is not None else definitions
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         route = self._routes.get(call.name)
@@ -110,6 +114,8 @@ class McpToolSource:
 
     async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
         route = self._routes.get(call.name)
+        if route is None and call.name == READ_TOOL:
+            return await self._resources.call(call.arguments)
         if route is None:
             return ToolOutcome(output=f"unknown MCP tool {call.name!r}", is_error=True)
         return await route.connection.call(route.original, dict(call.arguments))

@@ -1,7 +1,7 @@
 """``PluginToolExecutor``: one ``ToolExecutor`` over every registered tool source.
 
 It lists each source's tools, applies the ``[tools]`` section (enabled/disabled globs, risk overrides,
-output cap), routes each call to the source that listed the tool, and keeps going when a source
+output cap, images), routes each call to the source that listed the tool, and keeps going when a source
 fails: the failure is recorded in ``problems`` and that source's tools are left out.
 """
 
@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.errors import QuorumError
+from quorum.domain.errors import QuorumError, RequiredToolSourceError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
 from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceOrigins, ToolSourceProblems
+from quorum.infrastructure.tools.images import apply_image_policy
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
 
@@ -122,8 +123,9 @@ class PluginToolExecutor:
             outcome = ToolOutcome(output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True)
         if not isinstance(outcome, ToolOutcome):
             outcome = ToolOutcome(output=str(outcome))
+        outcome = apply_image_policy(outcome, self._settings.images)  # before the cap: no half base64
         capped = cap_text(outcome.output, self._settings.output_limit_bytes)
-        return outcome if capped is outcome.output else ToolOutcome(output=capped, is_error=outcome.is_error)
+        return outcome if capped is outcome.output else outcome.model_copy(update={"output": capped})
 
     async def aclose(self) -> None:
         """Close every source (concurrently); failures are recorded in ``problems``. Idempotent."""
@@ -146,6 +148,8 @@ class PluginToolExecutor:
     async def _list_source(self, source: ToolSource) -> Sequence[ToolDefinition]:
         try:
             definitions = list(await source.list_tools())
+        except RequiredToolSourceError:
+            raise  # the run cannot go on without it (``required = true``): the run ends with an error
         except Exception as error:
             self._note(f"tool source {source.name!r} is unavailable: {error}")
             return []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ConfigDict, Field
 
@@ -35,6 +36,9 @@ class ToolsSettings(Section):
         disabled: name patterns of tools never to offer (wins over ``enabled``).
         risk: risk overrides by name pattern, e.g. ``"mcp__time__*" = "low"``.
         output_limit_bytes: cap of one tool output; the rest is cut with a note.
+        images: ``"auto"`` sends images tools return (and base64 images found in their text) to
+            the model as image input, when its provider accepts images; ``"off"`` replaces them
+            with a note. Base64 never reaches the model as text either way.
         command_env: variables passed or set for ``run_command`` (see ``CommandEnvSettings``).
         sandbox: ``[tools.sandbox]``, how ``run_command`` is confined.
     """
@@ -44,5 +48,6 @@ class ToolsSettings(Section):
     disabled: list[str] = Field(default_factory=list)
     risk: dict[str, RiskLevel] = Field(default_factory=dict)
     output_limit_bytes: int = Field(50_000, ge=1_000)
+    images: Literal["auto", "off"] = "auto"
     command_env: CommandEnvSettings = Field(default_factory=CommandEnvSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)

@@ -43,7 +43,7 @@ def message_to_wire(message: Message) -> list[Wire]:
                 {
                     "type": "tool_result",
                     "tool_use_id": block.tool_use_id,
-                    "content": block.content,
+                    "content": _result_content(block),
                     "is_error": block.is_error,
                 }
             )
@@ -52,6 +52,22 @@ def message_to_wire(message: Message) -> list[Wire]:
     if len(blocks) == 1 and blocks[0]["type"] == "text":
         return [{"role": message.role, "content": blocks[0]["text"]}]
     return [{"role": message.role, "content": blocks}]
+
+
+def _result_content(block: ToolResultBlock) -> str | list[Wire]:
+    """A result's text, or with images a list of a text block and ``image`` blocks (base64 sources).
+
+    The Messages API takes images inside ``tool_result`` itself, so the model sees them as the
+    call's result.
+    """
+    if not block.images:
+        return block.content
+    content: list[Wire] = [{"type": "text", "text": block.content}] if block.content else []
+    content.extend(
+        {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
+        for image in block.images
+    )
+    return content
 
 
 def build_response(content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage) -> LlmResponse:

@@ -51,4 +51,5 @@ class OpenAIChatGateway(SdkGateway):
             errors=errors,
             sdk=sdk,
             max_tokens=max_tokens,
+            images=self.settings.images,
         )

@@ -30,6 +30,8 @@ class OpenAIChatSession(ProviderSession):
         errors: translates SDK exceptions.
         sdk: the ``openai`` module.
         max_tokens: ``(parameter name, value)`` of the output cap, or None to send none.
+        images: send tool result images (as a user message after the tool messages); False
+            replaces them with a note, for models that take no image input.
     """
 
     def __init__(
@@ -42,16 +44,18 @@ class OpenAIChatSession(ProviderSession):
         errors: ErrorTranslator,
         sdk: ModuleType,
         max_tokens: tuple[str, int] | None = None,
+        images: bool = True,
     ) -> None:
         self._client = client
         self._max_tokens = max_tokens
+        self._images = images
         super().__init__(model=model, system_prompt=system_prompt, history=history, errors=errors, sdk=sdk)
 
     def _initial_wire(self) -> list[Wire]:
         return [{"role": "system", "content": self._system_prompt}] if self._system_prompt else []
 
     def _message_to_wire(self, message: Message) -> list[Wire]:
-        return message_to_wire(message)
+        return message_to_wire(message, images=self._images)
 
     def _tools_to_wire(self, tools: ToolSchemas) -> list[Wire]:
         return tools_to_wire(tools)

@@ -24,6 +24,8 @@ class OpenAISettings(PricedSettings):
             ``max_completion_tokens`` to the OpenAI API and as ``max_tokens`` to a custom
             ``base_url`` (what compatible servers understand).
         headers: extra HTTP headers sent with every request.
+        images: whether the models take image input; false sends a note instead of the images
+            tools return (for text-only models of compatible servers, which refuse images).
         prices: ``{ input_per_mtok, output_per_mtok }`` in USD, for every model of this instance;
             unset, the ``genai-prices`` table prices the models it knows (for a custom
             ``base_url``, only an endpoint it knows).
@@ -36,4 +38,5 @@ class OpenAISettings(PricedSettings):
     timeout: float = Field(600.0, gt=0)
     max_tokens: int | None = Field(None, ge=1)
     headers: dict[str, str] = Field(default_factory=dict)
+    images: bool = True
     prices: TokenPrices | None = None

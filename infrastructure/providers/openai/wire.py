@@ -31,12 +31,18 @@ def tools_to_wire(tools: ToolSchemas) -> list[Wire]:
     ]
 
 
-def message_to_wire(message: Message) -> list[Wire]:
+IMAGES_INTRO = "Images returned by the tool calls above:"
+"""Opens the user message that carries tool result images (a tool message holds text only)."""
+
+
+def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     """One neutral message as Chat Completions messages.
 
     An assistant message becomes one message with ``tool_calls``; a user message becomes one
     ``role: "tool"`` message per result (they must directly follow the calls) and then one user
-    message for its text.
+    message for its images and text. Tool messages carry text only, so the images of the results
+    follow in that user message as ``image_url`` data URIs, each introduced by the call it came
+    from. With ``images=False`` (a provider whose models take no images) a note replaces them.
     """
     if message.role == "assistant":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
@@ -46,13 +52,30 @@ def message_to_wire(message: Message) -> list[Wire]:
         return [{"role": "assistant", "content": text or None, "tool_calls": calls}]
     wire: list[Wire] = []
     texts: list[str] = []
+    parts: list[Wire] = []
     for block in message.content:
         if isinstance(block, ToolResultBlock):
             content = ERROR_PREFIX + block.content if block.is_error else block.content
+            if block.images and not images:
+                content += (
+                    f"\n[{len(block.images)} image(s) not shown: this provider is configured with images = false]"
+                )
             wire.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+            if block.images and images:
+                parts.append(
+                    {"type": "text", "text": f"From {block.tool_name or 'the tool'} (call {block.tool_use_id}):"}
+                )
+                parts.extend(
+                    {"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}}
+                    for image in block.images
+                )
         elif isinstance(block, TextBlock):
             texts.append(block.text)
-    if texts:
+    if parts:
+        intro: list[Wire] = [{"type": "text", "text": IMAGES_INTRO}]
+        outro: list[Wire] = [{"type": "text", "text": "\n\n".join(texts)}] if texts else []
+        wire.append({"role": "user", "content": intro + parts + outro})
+    elif texts:
         wire.append({"role": "user", "content": "\n\n".join(texts)})
     return wire
 

@@ -2,7 +2,8 @@
 
 Tools: ``fast`` (echo), ``slow`` (sleeps), ``barrier`` (returns only once N calls are inside it at the
 same time, proving concurrency without timing), ``boom`` (raises), ``refuse`` (ToolError),
-``image`` (a PNG), ``structured`` (structured content only), ``pid``, ``getenv``, ``grow`` (adds a
+``image`` (a PNG), ``embedded``, ``linked``, ``base64_text``, ``weather`` (content kinds), two
+resources (``probe://notes/today``, ``probe://logo.png``), ``structured`` (structured content only), ``pid``, ``getenv``, ``grow`` (adds a
 tool and announces tools/list_changed), and annotated tools for risk.
 
 Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio; ``--fail`` write to
@@ -21,13 +22,15 @@ import time
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
-from mcp.types import ToolAnnotations
+from mcp.types import EmbeddedResource, ResourceLink, TextResourceContents, ToolAnnotations
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
 
-server = MCPServer("probe", version="1.0")
+server = MCPServer(
+    "probe", version="1.0", instructions=os.environ.get("PROBE_INSTRUCTIONS") or "Call `fast` to have text echoed."
+)
 _barriers: dict[str, tuple[int, asyncio.Event]] = {}
 
 
@@ -107,6 +110,14 @@ async def grow(name: str, ctx: Context) -> str:
     return f"added {name}"
 
 
+@server.tool()
+async def record(path: str, text: str) -> str:
+    """Append a line to the file at `path` (counts executions of a tool with effects)."""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(text + "\n")
+    return f"recorded {text}"
+
+
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
 async def lookup(key: str) -> str:
     """Read-only lookup."""
@@ -129,6 +140,54 @@ async def wipe(key: str) -> str:
 async def long_name() -> str:
     """A tool whose namespaced name exceeds 64 characters."""
     return "long"
+
+
+# -- content kinds (issue 15): what the model receives for each ---------------------------------
+
+
+@server.resource("probe://notes/today", name="today", title="Today's notes", mime_type="text/plain")
+def notes_today() -> str:
+    """The notes of the day (a text resource)."""
+    return "buy milk; call Ada"
+
+
+@server.resource("probe://logo.png", name="logo", mime_type="image/png")
+def logo() -> bytes:
+    """The probe's logo (a blob resource that is an image)."""
+    return PNG
+
+
+@server.tool()
+def embedded() -> list[EmbeddedResource]:
+    """An embedded text resource."""
+    text = TextResourceContents(uri="probe://notes/today", mime_type="text/plain", text="buy milk; call Ada")
+    return [EmbeddedResource(type="resource", resource=text)]
+
+
+@server.tool()
+def linked() -> list[ResourceLink]:
+    """A link to a resource, with name, title and description."""
+    link = ResourceLink(
+        type="resource_link",
+        uri="probe://notes/today",
+        name="today",
+        title="Today's notes",
+        description="what to do today",
+        mime_type="text/plain",
+    )
+    return [link]
+
+
+@server.tool()
+def base64_text() -> str:
+    """An image as base64 text (as a data URI), the way some servers leak it."""
+    return "here: data:image/png;base64," + base64.b64encode(PNG).decode() + " (done)"
+
+
+@server.tool()
+def weather(city: str) -> dict[str, object]:
+    """Structured content (and its JSON as text, as the spec asks)."""
+    return {"city": city, "temperature": 21}
 
 
 def main() -> None:

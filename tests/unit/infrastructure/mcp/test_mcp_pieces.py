@@ -82,7 +82,7 @@ def test_risk_from_annotations_then_server_then_high(
     assert assessment.reason
 
 
-def test_text_is_joined_and_media_become_placeholders() -> None:
+def test_text_is_joined_and_every_block_is_named() -> None:
     result = CallToolResult(
         content=[
             TextContent(type="text", text="first"),
@@ -96,19 +96,23 @@ def test_text_is_joined_and_media_become_placeholders() -> None:
             TextContent(type="text", text="last"),
         ]
     )
-    assert outcome_from_result(result).output.splitlines() == [
+    outcome = outcome_from_result(result, server="srv")
+    assert outcome.output.splitlines() == [
         "first",
         "[image: image/png, 8 bytes]",
-        "[audio: audio/wav, 3 bytes]",
-        "[resource file:///a.txt: text/plain, 6 bytes]",
-        "[resource link file:///b.bin: application/x, 9 bytes]",
+        "[audio: audio/wav, 3 bytes, not shown: models take no audio here]",
+        "[resource file:///a.txt (text/plain)]",
+        "héllo",
+        "[resource link b <file:///b.bin> application/x, 9 bytes]",
         "last",
+        '(linked resources can be read with mcp_read_resource(server="srv", uri=...))',
     ]
+    assert [(i.media_type, i.size) for i in outcome.images] == [("image/png", 8)]
 
 
 def test_structured_content_alone_is_shown_as_json_and_is_error_is_kept() -> None:
     structured = CallToolResult(content=[], structured_content={"b": 1, "a": [True]})
-    assert outcome_from_result(structured).output == '{"a": [true], "b": 1}'
+    assert outcome_from_result(structured).output == 'structured content: {"a": [true], "b": 1}'
     error = CallToolResult(content=[TextContent(type="text", text="bad input")], is_error=True)
     outcome = outcome_from_result(error)
     assert outcome.is_error and outcome.output == "bad input"
