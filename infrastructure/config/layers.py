@@ -22,6 +22,7 @@ ENV_NOT_CONFIG = frozenset(
         "QUORUM_CONFIG",
         "QUORUM_DB",
         "QUORUM_KEYS_BACKEND",
+        "QUORUM_NO_BROWSER",
         "QUORUM_TRACE_PLUGINS",
         STRICT_ENV,
     }

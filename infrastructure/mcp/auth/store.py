@@ -87,6 +87,13 @@ class McpTokenStore:
             return []
         return sorted(p.stem for p in self.directory.glob("*.json"))
 
+    def location(self, server: str) -> str | None:
+        """Where the record of ``server`` keeps its secrets (``the keyring`` or the file), or None."""
+        index = self._read_index(server)
+        if index is None:
+            return None
+        return "the keyring" if index.get("in") == "keyring" else str(self.path(server))
+
     def load(self, server: str) -> AuthRecord | None:
         """The record of ``server``, or None. Raises ConfigurationError when it cannot be read."""
         index = self._read_index(server)
