@@ -159,3 +159,9 @@ async def _check(source: Any, name: str | None) -> list[dict[str, Any]]:
         return list(await asyncio.gather(*(one(c) for c in connections)))
     finally:
         await source.aclose()
+
+
+from quorum.cli.commands import mcp_auth  # noqa: E402  (login/logout live in their own module)
+
+for _command in (mcp_auth.login, mcp_auth.logout):
+    mcp.add_command(_command)
