@@ -68,6 +68,13 @@ class ToolSourceError(RunFailure):
         super().__init__(message)
 
 
+class RequiredToolSourceError(ToolSourceError):
+    """A tool source the run cannot go without (``[mcp.servers.X] required = true``) is unavailable.
+
+    Raised from ``list_tools``; the executor lets it through, so the run ends with an error.
+    """
+
+
 class ToolFeedback(QuorumError):
     """A problem with one tool call that the model should see and can correct."""
 

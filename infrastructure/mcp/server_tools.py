@@ -21,6 +21,8 @@ class ServerTool:
     input_schema: dict[str, Any]
     read_only: bool | None = None
     destructive: bool | None = None
+    task_support: str | None = None
+    """``execution.taskSupport``: ``forbidden``, ``optional`` or ``required`` (None: not said)."""
 
     @classmethod
     def from_mcp(cls, tool: Any) -> ServerTool:
@@ -31,7 +33,24 @@ class ServerTool:
             input_schema=dict(tool.input_schema or {"type": "object"}),
             read_only=getattr(notes, "read_only_hint", None),
             destructive=getattr(notes, "destructive_hint", None),
+            task_support=getattr(getattr(tool, "execution", None), "task_support", None),
         )
+
+    @property
+    def is_read_only(self) -> bool:
+        """Marked read-only and not destructive: safe to send again after a lost session."""
+        return self.read_only is True and self.destructive is not True
+
+    @property
+    def not_offered_because(self) -> str | None:
+        """Why the model is not offered this tool, or None when it is.
+
+        A tool that requires task augmentation (``taskSupport: required``) fails when called
+        plainly, and Quorum does not run MCP tasks, so it is left out rather than offered to fail.
+        """
+        if self.task_support == "required":
+            return "requires task augmentation (taskSupport: required), which Quorum does not run"
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -39,6 +58,7 @@ class ServerTool:
             "description": self.description,
             "input_schema": self.input_schema,
             "annotations": {"readOnlyHint": self.read_only, "destructiveHint": self.destructive},
+            "task_support": self.task_support,
         }
 
     @classmethod
@@ -50,6 +70,7 @@ class ServerTool:
             input_schema=dict(data.get("input_schema") or {"type": "object"}),
             read_only=notes.get("readOnlyHint"),
             destructive=notes.get("destructiveHint"),
+            task_support=data.get("task_support"),
         )
 
 

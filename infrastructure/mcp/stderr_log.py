@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
+
+READ_LIMIT = 16384
+"""Bytes read from the end of the log for a tail."""
+LINE_LIMIT = 1000
+"""Characters kept of one stderr line (a line is quoted in full up to this)."""
+_FRAME = re.compile(r"^\s+at\s")
+_FRAMES_KEPT = 2
+
+
+def _fold_frames(lines: list[str]) -> list[str]:
+    """Each run of stack-frame lines cut to its first two plus a count of the rest."""
+    out: list[str] = []
+    run = 0
+    for line in lines:
+        if _FRAME.match(line):
+            run += 1
+            if run <= _FRAMES_KEPT:
+                out.append(line)
+            elif run == _FRAMES_KEPT + 1:
+                out.append("    … more stack frames")
+            continue
+        run = 0
+        out.append(line)
+    return out
 
 
 class StderrLog:
@@ -37,19 +62,24 @@ class StderrLog:
     def mark(self) -> None:
         self._mark = self.size()
 
-    def tail(self, lines: int = 8, *, since_mark: bool = True) -> str:
-        """The last ``lines`` non-empty lines (after the mark by default); empty for HTTP servers."""
+    def tail(self, lines: int = 12, *, since_mark: bool = True) -> str:
+        """The last ``lines`` non-empty lines (after the mark by default); empty for HTTP servers.
+
+        Lines are kept whole (up to ``LINE_LIMIT`` characters each) and long runs of stack frames
+        (``    at …``, as node prints them) are folded to their first two, so a crash's error line
+        (``Error: …``, printed above its frames) is always among the lines quoted.
+        """
         if self._file is None:
             return ""
         since = self._mark if since_mark else 0
         try:
             with open(self._file.name, "rb") as handle:
                 handle.seek(0, 2)
-                handle.seek(max(since, handle.tell() - 4096))
+                handle.seek(max(since, handle.tell() - READ_LIMIT))
                 text = handle.read().decode("utf-8", errors="replace")
         except OSError:
             return ""
-        kept = [line.rstrip()[:200] for line in text.splitlines() if line.strip()]
+        kept = _fold_frames([line.rstrip()[:LINE_LIMIT] for line in text.splitlines() if line.strip()])
         return "\n".join(kept[-lines:])
 
     def suffix(self) -> str:
