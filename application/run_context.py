@@ -1,6 +1,6 @@
 """What a piece of code is serving, for adapters that need to know it without a parameter for it.
 
-``RunAgent.execute`` sets ``current_run_id`` and ``current_run_events`` for the duration of a
+``RunAgent.execute`` sets ``current_run_id``, ``current_run_model`` and ``current_run_events`` for the duration of a
 run; ``ToolBatch`` sets ``current_call`` while a call is reviewed and executed. Tasks inherit
 context variables when they are created, so every tool call of a run sees its own run and call,
 even with many runs in flight on one event loop. Outside a run they are ``""`` / ``None``.
@@ -19,6 +19,9 @@ from quorum.domain.events import RunEvent, ToolProgress, VoteCast
 from quorum.domain.review import Vote
 
 current_run_id: ContextVar[str] = ContextVar("quorum_current_run_id", default="")
+
+current_run_model: ContextVar[str] = ContextVar("quorum_current_run_model", default="")
+"""The run's model (``provider:model``): what serves an MCP server's sampling request by default."""
 
 current_run_events: ContextVar[Callable[[RunEvent], None] | None] = ContextVar(
     "quorum_current_run_events", default=None

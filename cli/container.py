@@ -24,7 +24,14 @@ from quorum.domain.errors import ConfigurationError
 from quorum.domain.events import RunEvent
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
-from quorum.infrastructure.plugins.contracts import ReviewerContext, StoreContext, ToolSource, ToolSourceContext
+from quorum.infrastructure.plugins.contracts import (
+    ElicitationCallback,
+    LinePrompt,
+    ReviewerContext,
+    StoreContext,
+    ToolSource,
+    ToolSourceContext,
+)
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
 from quorum.infrastructure.pricing import ProviderPrices
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
@@ -131,7 +138,10 @@ def build_tool_executor(
     gateway: LlmGateway,
     secrets: KnownSecrets,
     raw: RawConfig,
+    prompt: LinePrompt | None = None,
+    on_elicitation: ElicitationCallback | None = None,
 ) -> PluginToolExecutor:
+    """The tools of every tool source; ``prompt``/``on_elicitation`` answer MCP servers' questions."""
     context = ToolSourceContext(
         workspace=workspace_of(settings),
         settings=settings,
@@ -140,6 +150,8 @@ def build_tool_executor(
         gateway=gateway,
         secrets=secrets,
         config_files=tuple(Path(f) for f in raw.files),
+        prompt=prompt,
+        on_elicitation=on_elicitation,
     )
     sources: list[ToolSource] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
@@ -259,8 +271,12 @@ class Container(containers.DeclarativeContainer):
     secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
-    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, env, gateway, secrets, raw_config)
     human_prompt: providers.Provider[Any] = providers.Object(None)
+    line_prompt: providers.Provider[Any] = providers.Object(None)
+    on_elicitation: providers.Provider[Any] = providers.Object(None)
+    tool_executor = providers.Singleton(
+        build_tool_executor, catalog, settings, env, gateway, secrets, raw_config, line_prompt, on_elicitation
+    )
     reviewer = providers.Factory(build_reviewer, catalog, settings, options, gateway, human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     parent_run_id: providers.Provider[str | None] = providers.Object(None)

@@ -16,6 +16,7 @@ from quorum.domain.errors import (
     UnknownToolError,
     UsageError,
 )
+from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.events import (
     ApprovalRequested,
     McpElicitation,
@@ -76,6 +77,8 @@ __all__ = [
     "Clearance",
     "ConfigurationError",
     "ContentBlock",
+    "ElicitationAnswer",
+    "ElicitationRequest",
     "GlobError",
     "ImagePart",
     "InvalidArgumentsError",

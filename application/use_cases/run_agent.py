@@ -18,7 +18,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
-from quorum.application.run_context import current_run_events, current_run_id
+from quorum.application.run_context import current_run_events, current_run_id, current_run_model
 from quorum.application.tool_batch import RejectionCounter, ReviewerSpending, ToolBatch, TurnCalls
 from quorum.domain.errors import ProviderError, RunFailure
 from quorum.domain.events import (
@@ -115,6 +115,7 @@ class RunAgent:
         session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
         state = _RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
+        current_run_model.set(request.model_id)
         current_run_events.set(self._observer.on_event)
         self._observer.on_event(RunStarted(run_id=state.run_id, model=request.model_id, task=request.task))
         params = request.params

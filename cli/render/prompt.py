@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from quorum.cli.render.human import HumanRenderer
+    from quorum.infrastructure.plugins.contracts import LinePrompt
     from quorum.infrastructure.review.human import HumanAnswer, HumanPrompt, HumanRequest
 
 
@@ -24,3 +25,16 @@ class RendererPrompt:
         self._renderer.flush()
         with self._renderer.suspended():
             return await self._inner.ask(request)
+
+
+class RendererLinePrompt:
+    """A ``LinePrompt`` (an MCP server's question) asked with the renderer's live status out of the way."""
+
+    def __init__(self, inner: LinePrompt, renderer: HumanRenderer) -> None:
+        self._inner = inner
+        self._renderer = renderer
+
+    async def ask_line(self, shown: str, question: str) -> str | None:
+        self._renderer.flush()
+        with self._renderer.suspended():
+            return await self._inner.ask_line(shown, question)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ToolSourceError
 from quorum.infrastructure.mcp.cache import ToolListCache
+from quorum.infrastructure.mcp.client_features import ClientFeatures
 from quorum.infrastructure.mcp.results import outcome_from_result
 from quorum.infrastructure.mcp.server_tools import ServerTool, expand_variables
 from quorum.infrastructure.mcp.settings import McpServerSettings
@@ -44,9 +45,12 @@ class McpServerConnection:
         env: Mapping[str, str],
         workspace: Path,
         cache: ToolListCache | None = None,
+        features: ClientFeatures | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
+        self.features = features or ClientFeatures(name, settings, workspace=workspace)
+        """Roots, sampling, elicitation, logging and progress offered to the server."""
         self.state: ServerState = "idle"
         self.error: str | None = None
         self.tools: list[ServerTool] | None = None
@@ -118,7 +122,7 @@ class McpServerConnection:
         if client is None:
             return ToolOutcome(output=self._unavailable_message(), is_error=True)
         try:
-            result = await client.call_tool(tool, arguments)
+            result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
         except Exception as error:
             if self._connection_lost(error):
                 self._mark_dead(f"the connection was lost during {tool!r}: {_describe(error)}")
@@ -266,8 +270,11 @@ class McpServerConnection:
             transport,
             message_handler=self._on_message,
             client_info=Implementation(name="quorum", version="0.1.0"),
+            **self.features.client_options(),
         )
-        return await stack.enter_async_context(client)
+        await stack.enter_async_context(client)
+        await self.features.connected(client)
+        return client
 
     async def _refresh_tools(self) -> None:
         client = self._client

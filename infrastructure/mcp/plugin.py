@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
     """Tools of the MCP servers configured under [mcp.servers]."""
     from quorum.infrastructure.mcp.cache import CACHE_SUBDIR
+    from quorum.infrastructure.mcp.client_features import ClientSide
     from quorum.infrastructure.mcp.source import McpToolSource
 
     servers = context.settings.mcp.servers
     cache_dir = Path(context.cache_dir) / CACHE_SUBDIR if context.cache_dir is not None else None
-    return McpToolSource(servers, env=context.env, workspace=context.workspace, cache_dir=cache_dir)
+    side = ClientSide(gateway=context.gateway, prompt=context.prompt, on_elicitation=context.on_elicitation)
+    return McpToolSource(servers, env=context.env, workspace=context.workspace, cache_dir=cache_dir, client_side=side)
 
 
 @hookimpl

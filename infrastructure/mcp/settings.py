@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.config.sections import Section
+
+McpLogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+"""The MCP (syslog) log levels, least severe first."""
 
 
 class McpServerSettings(Section):
@@ -19,6 +24,12 @@ class McpServerSettings(Section):
             refreshing the tool list. Calls are bounded by ``[agent] tool_timeout_seconds``.
         risk: risk of its tools that carry no read-only annotation (default: high).
         enabled_tools, disabled_tools: globs over the server's own tool names.
+        sampling: whether the server may use a model (``sampling/createMessage``): ``deny``,
+            ``ask`` the person (deny when nobody can be asked), or ``allow``.
+        sampling_model: the model (``provider:model`` or an alias) serving it; default: the run's.
+        sampling_max_tokens: the most output tokens one sampling request may ask for.
+        log_level: the least severe server log message wanted (``logging/setLevel``); unset: the
+            server's default.
     """
 
     command: str | None = None
@@ -32,6 +43,10 @@ class McpServerSettings(Section):
     risk: RiskLevel | None = None
     enabled_tools: list[str] = Field(default_factory=list)
     disabled_tools: list[str] = Field(default_factory=list)
+    sampling: Literal["deny", "ask", "allow"] = "ask"
+    sampling_model: str | None = None
+    sampling_max_tokens: int = Field(1024, ge=1, le=1_000_000)
+    log_level: McpLogLevel | None = None
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:

@@ -11,6 +11,7 @@ from pathlib import Path
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition
 from quorum.infrastructure.mcp.cache import ToolListCache
+from quorum.infrastructure.mcp.client_features import ClientSide
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.naming import namespace_all
 from quorum.infrastructure.mcp.resources import ResourceReader
@@ -53,6 +54,7 @@ class McpToolSource:
         env: the environment ``${VAR}`` in ``env``/``headers`` is expanded from.
         workspace: relative ``cwd`` settings are resolved against it.
         cache_dir: where tool lists are cached (None: no cache; lazy servers then start to list).
+        client_side: what serves the servers' sampling and elicitation requests (None: refused).
     """
 
     name = "mcp"
@@ -64,10 +66,18 @@ class McpToolSource:
         env: Mapping[str, str] | None = None,
         workspace: Path | None = None,
         cache_dir: Path | None = None,
+        client_side: ClientSide | None = None,
     ) -> None:
         cache = ToolListCache(cache_dir) if cache_dir is not None else None
         self.connections: dict[str, McpServerConnection] = {
-            name: McpServerConnection(name, settings, env=env or {}, workspace=workspace or Path.cwd(), cache=cache)
+            name: McpServerConnection(
+                name,
+                settings,
+                env=env or {},
+                workspace=workspace or Path.cwd(),
+                cache=cache,
+                features=(client_side or ClientSide()).for_server(name, settings, workspace or Path.cwd()),
+            )
             for name, settings in servers.items()
         }
         self.problems: list[str] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -13,6 +13,7 @@ from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.reviewer import ActionReviewer
 from quorum.application.ports.run_store import RunStore
 from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.messages import Message
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
 from quorum.infrastructure.secrets import KnownSecrets
@@ -78,6 +79,21 @@ class ModelCatalog(Protocol):
         ...
 
 
+class LinePrompt(Protocol):
+    """Asks a person one line on the terminal, beside the run's output (the review's machinery)."""
+
+    async def ask_line(self, shown: str, question: str) -> str | None:
+        """Write ``shown`` (escaped) and ``question``; the line typed, without its newline.
+
+        Returns None at end of input (nobody answers). Cancellable; typeahead is discarded first.
+        """
+        ...
+
+
+ElicitationCallback = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
+"""Answers an MCP server's request for input (form mode) without a terminal."""
+
+
 @dataclass(frozen=True)
 class ToolSourceContext:
     """Given to a tool-source factory.
@@ -91,6 +107,10 @@ class ToolSourceContext:
         secrets: the secrets Quorum knows; sources starting processes keep them out of their
             environments (``KnownSecrets.scrub``).
         config_files: the configuration files this run read (some may hold secrets).
+        prompt: asks the person on the terminal (an MCP server's sampling approval or form);
+            None when nobody can be asked (``--json``, no terminal).
+        on_elicitation: answers an MCP server's request for input instead of the terminal (the
+            Python API's ``on_elicitation``).
     """
 
     workspace: Path
@@ -100,6 +120,8 @@ class ToolSourceContext:
     gateway: LlmGateway | None = None
     secrets: KnownSecrets = field(default_factory=KnownSecrets)
     config_files: tuple[Path, ...] = ()
+    prompt: LinePrompt | None = None
+    on_elicitation: ElicitationCallback | None = None
 
 
 @runtime_checkable

@@ -86,6 +86,13 @@ class TerminalPrompt:
                 letters = ", ".join(offer[1] for offer in offers)
                 self._write(f"Please answer {letters}.\n")
 
+    async def ask_line(self, shown: str, question: str) -> str | None:
+        """A ``LinePrompt``: ``shown`` then ``question``; the line typed, or None at end of input."""
+        self._write(shown)
+        self._discard_typeahead()
+        self._write(question)
+        return await self._read_line()
+
     def _discard_typeahead(self) -> None:
         """Drop input typed before the question: the kernel's queue (terminals only) and our buffer.
 
