@@ -4,6 +4,7 @@ Everything here is an immutable pydantic model or a pure function. The applicati
 agent loop out of these words; adapters translate provider wire formats into and out of them.
 """
 
+from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.errors import (
     ConfigurationError,
     InvalidArgumentsError,
@@ -16,7 +17,6 @@ from quorum.domain.errors import (
     UnknownToolError,
     UsageError,
 )
-from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.events import (
     ApprovalRequested,
     McpElicitation,
