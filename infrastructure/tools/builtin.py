@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolParameter
 from quorum.infrastructure.tools import files, search
 from quorum.infrastructure.tools.blocking import StopFlag, run_blocking
 from quorum.infrastructure.tools.command_launch import CommandLauncher
+from quorum.infrastructure.tools.command_progress import CommandProgress
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
 from quorum.infrastructure.tools.shell import DEFAULT_TIMEOUT, MAX_TIMEOUT, run_command
@@ -197,6 +199,7 @@ class BuiltinToolSource:
             # Half the budget each, less room for the headers, so stderr survives a noisy stdout.
             limit_bytes=max(self._settings.output_limit_bytes // 2 - 100, 200),
             env=launch.env,
+            progress=CommandProgress(report_progress, redactor=self.launcher.redactor),
         )
 
     async def aclose(self) -> None:

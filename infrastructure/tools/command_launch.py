@@ -62,6 +62,8 @@ class CommandLauncher:
         self.status = status
         self._environ = dict(environ)
         self._secrets = secrets or KnownSecrets()
+        self.redactor = self._secrets.redactor()
+        """Replaces the known secrets (in a command's live output line)."""
         self._replaced = dict(replaced or {})
 
     def assess(self, command: str) -> RiskAssessment:

@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.infrastructure.tools.command_progress import CommandProgress
 
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
@@ -29,9 +30,13 @@ class _Capture:
     limit: int
     data: bytearray
     total: int = 0
+    seen: Callable[[bytes], None] | None = None
+    """Also shown every chunk read (the live progress), whether kept or not."""
 
     async def drain(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(65536):
+            if self.seen is not None:
+                self.seen(chunk)
             self.total += len(chunk)
             room = self.limit - len(self.data)
             if room > 0:
@@ -64,7 +69,7 @@ async def _wait_exit(process: asyncio.subprocess.Process, readers: _Readers, tim
     return True
 
 
-def _consume(future: _Readers) -> None:
+def _consume(future: asyncio.Future[Any]) -> None:
     """Mark an abandoned future's outcome as seen (no "exception was never retrieved" noise)."""
     if not future.cancelled():
         future.exception()
@@ -100,6 +105,7 @@ async def run_command(
     timeout: float,
     limit_bytes: int,
     env: Mapping[str, str],
+    progress: CommandProgress | None = None,
 ) -> ToolOutcome:
     """Run ``argv`` (e.g. ``[*sandbox, "/bin/sh", "-c", command]``) in ``cwd`` with exactly ``env``.
 
@@ -108,6 +114,9 @@ async def run_command(
     whole PID namespace). stdout and stderr are captured concurrently (a chatty command cannot
     fill a pipe and stall) and each is capped at ``limit_bytes``. The result states the exit code;
     a non-zero exit or a timeout is an error result.
+
+    With ``progress``, the latest output line is reported while the command runs; reporting
+    stops before the result is built, and the result is the same with or without it.
     """
     process = await _spawn(
         argv,
@@ -119,6 +128,21 @@ async def run_command(
         env=dict(env),
     )
     out, err = _Capture(limit_bytes, bytearray()), _Capture(limit_bytes, bytearray())
+    reporter = None
+    if progress is not None:
+        out.seen, err.seen = progress.feeder(), progress.feeder()
+        reporter = asyncio.ensure_future(progress.run())
+    try:
+        return await _finish(process, out, err, timeout)
+    finally:
+        if reporter is not None:
+            reporter.cancel()
+            await asyncio.wait({reporter})  # no report after the result; a cancel of ours still propagates
+            _consume(reporter)
+
+
+async def _finish(process: asyncio.subprocess.Process, out: _Capture, err: _Capture, timeout: float) -> ToolOutcome:
+    """Capture ``process``'s output until it exits or ``timeout`` passes, then kill its group (see ``run_command``)."""
     assert process.stdout is not None and process.stderr is not None
     readers = asyncio.ensure_future(asyncio.gather(out.drain(process.stdout), err.drain(process.stderr)))
     try:
