@@ -4,6 +4,11 @@ The ``mcp`` SDK is imported here only when a server is actually started. The SDK
 anyio context manager that must be entered and left by one task, so each connection has an owner
 task that holds it open until ``aclose``; calls from any task share the one session (the SDK
 multiplexes concurrent requests).
+
+Every start, failed start and restart is reported to ``on_event`` as an ``McpServerEvent``.
+Failures quote what the server said: the last lines of a stdio server's stderr, or an HTTP
+server's status and the first lines of its error body (read by an httpx response hook, since the
+SDK turns error responses into a generic JSON-RPC error).
 """
 
 from __future__ import annotations
@@ -11,12 +16,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolSourceError
+from quorum.domain.events import McpServerEvent
+from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientFeatures
 from quorum.infrastructure.mcp.results import outcome_from_result
@@ -27,14 +35,23 @@ from quorum.infrastructure.mcp.stderr_log import StderrLog
 ServerState = Literal["idle", "starting", "running", "failed", "dead", "closed"]
 _CLOSE_GRACE = 10.0
 _CONNECTION_CLOSED = -32000
+_BODY_LINES = 5
+"""Lines of an HTTP error body quoted in an error message."""
+_BODY_LINE_LIMIT = 300
 
 
 class McpServerConnection:
     """One configured MCP server.
 
     ``state`` is ``idle`` (not started; lazy servers wait here), ``starting``, ``running``,
-    ``failed`` (could not start; ``error`` says why, with the stderr tail), ``dead`` (was running
-    and went away), or ``closed``. A dead server is restarted once, on the next call.
+    ``failed`` (could not start; ``error`` says why, with the stderr tail or the HTTP status and
+    body), ``dead`` (was running and went away), or ``closed``.
+
+    Recovery: a dead server is restarted once. One whose connection ended while idle (a stdio
+    server's process exited) is found dead *before* the next call is sent, so no call is lost to
+    it. An HTTP server that no longer knows the session (404, or 400 naming the session) is
+    re-initialized once and the call sent again only when the tool is read-only; a call that may
+    have effects gets an error result instead (the model may call again).
     """
 
     def __init__(
@@ -46,8 +63,11 @@ class McpServerConnection:
         workspace: Path,
         cache: ToolListCache | None = None,
         features: ClientFeatures | None = None,
+        on_event: Callable[[McpServerEvent], None] | None = None,
+        token_store: McpTokenStore | None = None,
     ) -> None:
         self.name = name
+        self._token_store = token_store  # OAuth tokens of HTTP servers (None: no OAuth)
         self.settings = settings
         self.features = features or ClientFeatures(name, settings, workspace=workspace)
         """Roots, sampling, elicitation, logging and progress offered to the server."""
@@ -57,6 +77,15 @@ class McpServerConnection:
         self.tools_from_cache = False
         self.start_seconds: float | None = None
         self.restarts = 0
+        self.instructions: str | None = None
+        """What the server said about using it (``initialize``'s ``instructions``), once started."""
+        self.on_event = on_event
+        """Told when the server started, failed to start or was restarted."""
+        self.transport_ended = asyncio.Event()
+        """Set when the current connection's incoming stream ended (a stdio server's process exited)."""
+        self._generation = 0
+        self._session_lost_in = -1
+        self._http_error: str | None = None
         self._env = env
         self._workspace = workspace
         self._cache = cache
@@ -87,6 +116,10 @@ class McpServerConnection:
         except (KeyError, TypeError, ValueError):
             return None
 
+    def cached_instructions(self) -> str | None:
+        """The ``instructions`` stored with the cached tool list (a lazy server not started yet)."""
+        return self._cache.instructions(self.name, self.settings) if self._cache is not None else None
+
     async def start(self) -> None:
         """Start the server (no-op when running) and list its tools, within ``timeout_seconds``.
 
@@ -108,22 +141,32 @@ class McpServerConnection:
                 self.error = f"refreshing the tool list failed: {_describe(error)}"
         return list(self.tools or [])
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
-        """Call ``tool`` (its original name); every failure becomes an error result, never raised."""
+    async def call(self, tool: str, arguments: dict[str, Any], *, read_only: bool = False) -> ToolOutcome:
+        """Call ``tool`` (its original name); every failure becomes an error result, never raised.
+
+        ``read_only``: the tool is marked read-only, so it may be sent again after the HTTP
+        session was lost and re-initialized.
+        """
         async with self._lock:
+            if self.state == "running" and self.transport_ended.is_set():
+                self._mark_dead("it exited while idle")
             if self.state == "dead" and self.restarts < 1:
                 self.restarts += 1
                 with contextlib.suppress(ToolSourceError):
-                    await self._start_locked()
+                    await self._start_locked(restart=True)
             elif self.state == "idle":
+                report_progress(f"starting MCP server {self.name}")
                 with contextlib.suppress(ToolSourceError):
                     await self._start_locked()
             client = self._client if self.state == "running" else None
+            generation = self._generation
         if client is None:
             return ToolOutcome(output=self._unavailable_message(), is_error=True)
         try:
             result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
         except Exception as error:
+            if self._session_lost_in == generation:
+                return await self._after_lost_session(tool, arguments, generation, read_only=read_only)
             if self._connection_lost(error):
                 self._mark_dead(f"the connection was lost during {tool!r}: {_describe(error)}")
                 return ToolOutcome(
@@ -132,7 +175,37 @@ class McpServerConnection:
                     is_error=True,
                 )
             return ToolOutcome(
-                output=f"MCP server {self.name!r} failed the call to {tool!r}: {_describe(error)}",
+                output=f"MCP server {self.name!r} failed the call to {tool!r}: {self._explain(error)}",
+                is_error=True,
+            )
+        self._stderr.mark()
+        return outcome_from_result(result, server=self.name)
+
+    async def _after_lost_session(
+        self, tool: str, arguments: dict[str, Any], generation: int, *, read_only: bool
+    ) -> ToolOutcome:
+        """The HTTP server no longer knew the session: re-initialize once, resend only read-only calls."""
+        lost = self._http_error or "the server no longer knows the session"
+        async with self._lock:
+            if self._generation == generation:  # not yet re-initialized by a concurrent call
+                with contextlib.suppress(ToolSourceError):
+                    await self._start_locked(restart=True, why=f"the session was lost ({lost})")
+            client = self._client if self.state == "running" else None
+        if client is None:
+            return ToolOutcome(output=self._unavailable_message(), is_error=True)
+        if not read_only:
+            return ToolOutcome(
+                output=f"MCP server {self.name!r} no longer knew this session ({lost}), so {tool!r} was not run. "
+                "The session was re-initialized; the call was not sent again automatically because the tool "
+                "is not read-only. Call it again if it is still needed.",
+                is_error=True,
+            )
+        try:
+            result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
+        except Exception as error:
+            return ToolOutcome(
+                output=f"MCP server {self.name!r} failed the call to {tool!r} after re-initializing its "
+                f"session: {self._explain(error)}",
                 is_error=True,
             )
         self._stderr.mark()
@@ -184,12 +257,33 @@ class McpServerConnection:
             return f"MCP server {self.name!r} is closed"
         return f"MCP server {self.name!r} is unavailable: {self.error}"
 
-    async def _start_locked(self) -> None:
+    async def _start_locked(self, *, restart: bool = False, why: str | None = None) -> None:
+        """Start (or restart) under the lock; reports the outcome to ``on_event``.
+
+        ``why``: the reason for a restart, kept in the ``restarted`` event's ``error``.
+        """
+        why = why or (self.error if restart else None)
+        started = time.monotonic()
+        try:
+            await self._connect_locked(started)
+        except ToolSourceError:
+            self._report("failed", self.error, started)
+            raise
+        self._report("restarted" if restart else "started", why, started)
+
+    def _report(self, state: Literal["started", "failed", "restarted"], error: str | None, since: float) -> None:
+        if self.on_event is not None:
+            duration_ms = round((time.monotonic() - since) * 1000, 1)
+            self.on_event(McpServerEvent(name=self.name, state=state, error=error, duration_ms=duration_ms))
+
+    async def _connect_locked(self, started: float) -> None:
         await self._stop_owner()
         self.state = "starting"
         self.error = None
+        self._http_error = None
+        self._generation += 1
+        self.transport_ended = asyncio.Event()
         self._stderr.mark()
-        started = time.monotonic()
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
         self._ready = ready
@@ -211,13 +305,16 @@ class McpServerConnection:
                 self._fail(
                     f"failed to start: it exited or closed the connection during the handshake ({_describe(error)})"
                 )
-            self._fail(f"failed to start: {_describe(error)}")
+            self._fail(f"failed to start: {self._explain(error)}")
         if getattr(self._client, "protocol_version", None) == "2026-07-28":
             listening = asyncio.Event()
             self._listener = asyncio.create_task(self._listen(self._client, listening), name=f"mcp-listen-{self.name}")
             # Wait for the subscription to be acknowledged, so no change announced after start is lost.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(listening.wait(), self.settings.timeout_seconds)
+        self.instructions = getattr(self._client, "instructions", None) or None
+        if self._cache is not None and self.tools is not None:
+            self._cache.store(self.name, self.settings, [t.to_dict() for t in self.tools], self.instructions)
         self.state = "running"
         self.start_seconds = time.monotonic() - started
         self._stderr.mark()
@@ -226,6 +323,35 @@ class McpServerConnection:
         self.state = "failed"
         self.error = message + self._stderr.suffix()
         raise ToolSourceError(f"MCP server {self.name!r} {self.error}", source=self.where)
+
+    def _explain(self, error: BaseException) -> str:
+        """``_describe(error)``, with the HTTP status and body of the last error response when there was one."""
+        described = _describe(error)
+        http, self._http_error = self._http_error, None
+        return f"{described} ({http})" if http else described
+
+    async def _on_http_response(self, response: Any) -> None:
+        """Response hook (httpx): keep an error response's status and first body lines for messages.
+
+        A 404, or a 400 whose body names the session, to a request that carried a session id
+        means the server no longer knows the session (it restarted): the calls of this
+        connection generation are then re-initialized rather than failed.
+        """
+        if response.status_code < 400:
+            return
+        body = ""
+        with contextlib.suppress(Exception):
+            await response.aread()
+            body = response.text
+        lines = [line.strip()[:_BODY_LINE_LIMIT] for line in body.splitlines() if line.strip()][:_BODY_LINES]
+        reason = getattr(response, "reason_phrase", "") or ""
+        text = f"HTTP {response.status_code}{' ' + reason if reason else ''}"
+        if lines:
+            text += ": " + "\n".join(lines)
+        self._http_error = text
+        had_session = "mcp-session-id" in response.request.headers
+        if had_session and (response.status_code == 404 or (response.status_code == 400 and "session" in body.lower())):
+            self._session_lost_in = self._generation
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """Hold the client open until ``stop``; report how it ended."""
@@ -256,14 +382,22 @@ class McpServerConnection:
             env = expand_variables(settings.env, self._env, where=f"{self.where}.env")
             cwd = settings.cwd and str((self._workspace / settings.cwd).resolve())
             params = StdioServerParameters(command=settings.command, args=list(settings.args), env=env or None, cwd=cwd)
-            transport = stdio_client(params, errlog=self._stderr.file())
+            transport = _watched(stdio_client(params, errlog=self._stderr.file()), self.transport_ended)
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
+            from quorum.infrastructure.mcp.auth.oauth import connection_auth
+
             headers = expand_variables(settings.headers, self._env, where=f"{self.where}.headers")
+            auth = connection_auth(self.name, str(settings.url), settings.auth, headers, self._token_store, self._env)
             http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+                httpx2.AsyncClient(
+                    headers=headers,
+                    auth=auth,
+                    timeout=httpx2.Timeout(30.0, read=300.0),
+                    event_hooks={"response": [self._on_http_response]},
+                )
             )
             transport = streamable_http_client(str(settings.url), http_client=http)
         client = Client(
@@ -272,7 +406,12 @@ class McpServerConnection:
             client_info=Implementation(name="quorum", version="0.1.0"),
             **self.features.client_options(),
         )
-        await stack.enter_async_context(client)
+        try:
+            await stack.enter_async_context(client)
+        except Exception as error:  # a server that needs a login says so, with the command to run
+            from quorum.infrastructure.mcp.auth.oauth import find_login_required
+
+            raise find_login_required(error) or error
         await self.features.connected(client)
         return client
 
@@ -289,8 +428,8 @@ class McpServerConnection:
         self._stale = False
         self.tools = tools
         self.tools_from_cache = False
-        if self._cache is not None:
-            self._cache.store(self.name, self.settings, [t.to_dict() for t in tools])
+        if self._cache is not None and self.state == "running":  # at start, stored with the instructions
+            self._cache.store(self.name, self.settings, [t.to_dict() for t in tools], self.instructions)
 
     async def _on_message(self, message: Any) -> None:
         method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
@@ -355,3 +494,53 @@ def _describe(error: BaseException) -> str:
         error = error.exceptions[0]
     text = str(error).strip()
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+@contextlib.asynccontextmanager
+async def _watched(transport: Any, ended: asyncio.Event) -> AsyncIterator[tuple[Any, Any]]:
+    """``transport`` with its incoming stream watched: ``ended`` is set when that stream ends."""
+    async with transport as (read_stream, write_stream):
+        yield _WatchedReadStream(read_stream, ended), write_stream
+
+
+class _WatchedReadStream:
+    """A transport's read stream that sets ``ended`` at its end (EOF: a stdio server's process exited).
+
+    The SDK reads it continuously, so the end is seen when it happens, also while no call runs.
+    """
+
+    def __init__(self, stream: Any, ended: asyncio.Event) -> None:
+        self._stream = stream
+        self._ended = ended
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._stream.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._ended.set()
+            raise
+
+    def __aiter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)  # e.g. ``last_context`` of the SDK's context-aware streams

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.config.sections import Section
+from quorum.infrastructure.mcp.auth.settings import McpAuthSettings
 
 McpLogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 """The MCP (syslog) log levels, least severe first."""
@@ -18,12 +19,15 @@ class McpServerSettings(Section):
 
     Attributes:
         env, headers: ``${VAR}`` is replaced from the environment; an unset variable fails the server.
+        auth: OAuth of an HTTP server (``[mcp.servers.NAME.auth]``, see ``McpAuthSettings``).
         cwd: working directory of a stdio server; relative paths are taken from the workspace.
         lazy: start on the first call of one of its tools (its list comes from the cache file).
         timeout_seconds: deadline for starting (connect, handshake, first tool list) and for
             refreshing the tool list. Calls are bounded by ``[agent] tool_timeout_seconds``.
         risk: risk of its tools that carry no read-only annotation (default: high).
         enabled_tools, disabled_tools: globs over the server's own tool names.
+        required: a failure to start ends the run (exit 1) instead of leaving the server out.
+        instructions: append the server's ``instructions`` to the system prompt (capped, fenced).
         sampling: whether the server may use a model (``sampling/createMessage``): ``deny``,
             ``ask`` the person (deny when nobody can be asked), or ``allow``.
         sampling_model: the model (``provider:model`` or an alias) serving it; default: the run's.
@@ -38,11 +42,14 @@ class McpServerSettings(Section):
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: McpAuthSettings = Field(default_factory=McpAuthSettings)
     lazy: bool = False
     timeout_seconds: float = Field(30.0, gt=0)
     risk: RiskLevel | None = None
     enabled_tools: list[str] = Field(default_factory=list)
     disabled_tools: list[str] = Field(default_factory=list)
+    required: bool = False
+    instructions: bool = True
     sampling: Literal["deny", "ask", "allow"] = "ask"
     sampling_model: str | None = None
     sampling_max_tokens: int = Field(1024, ge=1, le=1_000_000)

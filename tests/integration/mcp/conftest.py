@@ -33,11 +33,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_http_probe(url: str | None = None) -> tuple[subprocess.Popen[bytes], str]:
+def start_http_probe(url: str | None = None, *options: str) -> tuple[subprocess.Popen[bytes], str]:
     """The probe server over streamable HTTP (on ``url``'s port, or a free one), once it listens."""
     port = int(url.rsplit(":", 1)[1].split("/")[0]) if url else _free_port()
     process = subprocess.Popen(
-        [sys.executable, str(PROBE), "--http", str(port)],
+        [sys.executable, str(PROBE), "--http", str(port), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

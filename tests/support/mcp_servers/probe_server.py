@@ -6,7 +6,8 @@ same time, proving concurrency without timing), ``boom`` (raises), ``refuse`` (T
 resources (``probe://notes/today``, ``probe://logo.png``), ``structured`` (structured content only), ``pid``, ``getenv``, ``grow`` (adds a
 tool and announces tools/list_changed), and annotated tools for risk.
 
-Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio; ``--fail`` write to
+Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio (``--legacy``: only
+the handshake protocols, so sessions are used); ``--fail`` write to
 stderr and exit 3 at once; ``--hang`` never answer.
 """
 
@@ -15,9 +16,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import json
 import os
 import sys
 import time
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -190,11 +193,44 @@ def weather(city: str) -> dict[str, object]:
     return {"city": city, "temperature": 21}
 
 
+def _legacy_only(app: Any) -> Any:
+    """The app as a server speaking only the handshake protocols (sessions, ``initialize``).
+
+    Requests of the session-less 2026 protocol are answered "method not found", so clients fall
+    back to ``initialize`` and get a session id, as with most servers today.
+    """
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    async def legacy(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            version = dict(scope["headers"]).get(b"mcp-protocol-version", b"").decode("latin-1")
+            if version and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                body, more = b"", True
+                while more:
+                    message = await receive()
+                    body += message.get("body", b"")
+                    more = message.get("more_body", False)
+                try:
+                    request_id = json.loads(body).get("id")
+                except ValueError:
+                    request_id = None
+                error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+                payload = json.dumps(error).encode()
+                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": payload})
+                return
+        await app(scope, receive, send)
+
+    return legacy
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int)
     parser.add_argument("--fail", action="store_true")
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--legacy", action="store_true")
     args = parser.parse_args()
     print("probe server starting", file=sys.stderr, flush=True)
     if args.fail:
@@ -202,7 +238,12 @@ def main() -> None:
         sys.exit(3)
     if args.hang:
         time.sleep(3600)
-    if args.http:
+    if args.http and args.legacy:
+        import uvicorn
+
+        app = _legacy_only(server.streamable_http_app(host="127.0.0.1"))
+        uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
+    elif args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         server.run()
