@@ -25,6 +25,8 @@ from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
 from quorum.domain.events import (
+    McpLog,
+    McpSampling,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -127,6 +129,19 @@ class HumanRenderer:
     def _style(self, text: str, style: str) -> str:
         codes = {"dim": "2", "green": "32", "red": "31", "yellow": "33", "bold red": "1;31", "bold green": "1;32"}
         return f"\x1b[{codes[style]}m{text}\x1b[0m" if self._color else text
+
+    def _on_mcp_log(self, event: McpLog) -> None:
+        if self._verbosity > 0:  # server logs are for -v
+            logger = f" {event.logger}" if event.logger else ""
+            self._line(self._style(printable(f"  mcp {event.server}{logger} [{event.level}] {event.message}"), "dim"))
+
+    def _on_mcp_sampling(self, event: McpSampling) -> None:
+        if event.approved and event.error is None:
+            tokens = f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens"
+            self._line(printable(f"  mcp {event.server} sampled {event.model} ({tokens})"))
+        else:
+            outcome = "failed" if event.approved else "refused"
+            self._line(printable(f"  mcp {event.server} sampling {outcome}: {event.error}"))
 
     def _line(self, text: str, *, quiet_ok: bool = False) -> None:
         if self._verbosity < 0 and not quiet_ok:
@@ -242,6 +257,8 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     ToolCallEvent: HumanRenderer._on_tool_call,
     ReviewEvent: HumanRenderer._on_review,
     ToolResultEvent: HumanRenderer._on_tool_result,
+    McpLog: HumanRenderer._on_mcp_log,
+    McpSampling: HumanRenderer._on_mcp_sampling,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }
