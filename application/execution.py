@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from quorum.application.deferral import PendingTurn
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage
@@ -61,7 +62,12 @@ class ExecutionParams(LoopLimits):
 
 
 class RunRequest(BaseModel):
-    """One task for one model. ``history`` continues an earlier conversation."""
+    """One task for one model. ``history`` continues an earlier conversation.
+
+    ``resume`` continues a run stopped ``awaiting_approval`` under the same ``run_id``: ``history``
+    then ends with the open turn's assistant message, whose calls ``resume`` settles before the
+    loop goes on (built by ``ContinueRun``).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -71,6 +77,7 @@ class RunRequest(BaseModel):
     params: ExecutionParams = ExecutionParams()
     history: tuple[Message, ...] = ()
     run_id: str | None = None
+    resume: PendingTurn | None = None
 
 
 class RunResult(BaseModel):

@@ -12,7 +12,10 @@ Two gaps in the events are bridged:
   arguments). Text after a turn's results within the same turn is that summary, asked for with
   ``TURN_LIMIT_NOTE`` after the results.
 - Calls without a result (a run killed mid-turn) get an ``interrupted`` error result, because
-  every provider rejects a history where a tool call is not answered.
+  every provider rejects a history where a tool call is not answered. A run stopped
+  ``awaiting_approval`` looks the same here; ``ContinueRun`` replaces that last message with the
+  real results when people have decided. When it resumes (``run_started`` with ``resumed``), the
+  results of the open turn follow in the same run and join its results message.
 """
 
 from __future__ import annotations
@@ -145,7 +148,8 @@ def rebuild_history(events: Iterable[object]) -> list[Message]:
     builder = _Builder()
     for event in events:
         if isinstance(event, RunStarted):
-            builder.user_text(event.task)
+            if not event.resumed:  # a run resumed after awaiting approval goes on with its open turn
+                builder.user_text(event.task)
         elif isinstance(event, TurnStarted):
             builder.turn()
         elif isinstance(event, TextDelta):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +14,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision
 from quorum.application.run_context import CallActivity, current_call
-from quorum.domain.events import ReviewEvent, ToolCallEvent, ToolResultEvent
+from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolResultEvent, VoteRecord
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
 from quorum.domain.review import ReviewDecision
@@ -49,6 +49,8 @@ class TurnCalls:
     results: dict[int, ToolResultMessage] = field(default_factory=dict)
     announced: set[int] = field(default_factory=set)
     """Indexes whose ``tool_call`` event was emitted."""
+    waiting: dict[int, ApprovalRequested] = field(default_factory=dict)
+    """Indexes of calls deferred to a person (``hil_mode = "defer"``): they have no result."""
 
     def missing(self) -> list[int]:
         """Indexes of calls that have no result yet."""
@@ -133,6 +135,10 @@ class ToolBatch:
     ``redactor`` before anything sees them. Each result is emitted as it is produced and stored in
     ``turn.results`` under the call's emission index. The reviewer models' tokens are added to
     ``spending``.
+
+    A review that defers (``hil_mode = "defer"``) leaves its call without a result: the call is
+    put in ``turn.waiting`` and announced with an ``approval_requested`` event, and the other
+    calls go on. ``settle`` applies people's decisions to such calls later.
     """
 
     def __init__(
@@ -199,6 +205,30 @@ class ToolBatch:
                 break
             await self._execute_high(turn, planned, review_context(planned.tool, planned.risk), rejections)
 
+    async def settle(
+        self, turn: TurnCalls, decisions: Mapping[int, ReviewDecision], *, rejections: RejectionCounter
+    ) -> None:
+        """Apply people's decisions to calls deferred earlier (indexes of ``turn.calls``), in emission order.
+
+        Each call is checked again as if new (tool still offered, arguments valid, policy rules):
+        an invalid call gets an error result and a call a ``deny`` rule matches is rejected by
+        policy, whatever the person said. An approved call then runs alone with clearance
+        ``APPROVED``; a rejected one gets the rejection, with its reason, as its result.
+        """
+        for index in sorted(decisions):
+            decision = decisions[index]
+            planned, problem = self._plan(index, turn.calls[index])
+            if planned is None:
+                turn.answer(index, problem or "", self._observer, is_error=True)
+            elif planned.rule is not None and planned.rule.decision == "deny":
+                self._reject(turn, planned, rule_decision(planned.rule), rejections)
+            elif decision.approved:
+                self._observer.on_event(ReviewEvent.of(planned.call.native_id, planned.call.name, decision))
+                rejections.count = 0
+                await self._execute(turn, planned, Clearance.APPROVED)
+            else:
+                self._reject(turn, planned, decision, rejections)
+
     def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, str | None]:
         tool = self._offered.get(call.name)
         if tool is None:
@@ -230,12 +260,30 @@ class ToolBatch:
         else:
             decision = await self._review(call, context)
             self._spending.add(decision)
+        if decision.deferred:
+            self._defer(turn, planned, decision)
+            return
         if decision.approved:
             self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
             rejections.count = 0
             await self._execute(turn, planned, Clearance.APPROVED)
             return
         self._reject(turn, planned, decision, rejections)
+
+    def _defer(self, turn: TurnCalls, planned: _Planned, decision: ReviewDecision) -> None:
+        """Leave the call to a person: no result, an ``approval_requested`` event with the review so far."""
+        call = planned.call
+        request = ApprovalRequested(
+            call_id=call.native_id,
+            name=call.name,
+            arguments=shown_arguments(call),
+            risk=planned.risk.level,
+            reason=decision.reason,
+            votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
+            rule=decision.rule,
+        )
+        turn.waiting[planned.index] = request
+        self._observer.on_event(request)
 
     def _reject(
         self, turn: TurnCalls, planned: _Planned, decision: ReviewDecision, rejections: RejectionCounter

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.deferral import PendingTurn
 from quorum.application.execution import RunRequest, RunResult
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.observer import RunObserver
@@ -33,7 +34,7 @@ from quorum.domain.responses import LlmResponse, RunUsage, Usage
 from quorum.domain.secrets import Redactor
 from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
 from quorum.domain.text import valid_unicode
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolDefinition, ToolResultMessage, ToolSpec
+from quorum.domain.tools import RiskAssessment, RiskLevel, ToolDefinition, ToolSpec
 
 TURN_LIMIT_NOTE = (
     "The tool turn limit of this run has been reached, so the calls above were not executed. "
@@ -55,6 +56,10 @@ class _RunState:
     last_text: str = ""
     pending: TurnCalls | None = None
     offered: ToolSpec = field(default_factory=ToolSpec)
+    reviewers_before: Usage = field(default_factory=Usage)
+    """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
+    cost_before: float | None = 0.0
+    """What the run cost before a continuation (USD), None when unknown."""
 
 
 class _Stop(Exception):
@@ -117,7 +122,10 @@ class RunAgent:
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_run_model.set(request.model_id)
         current_run_events.set(self._observer.on_event)
-        self._observer.on_event(RunStarted(run_id=state.run_id, model=request.model_id, task=request.task))
+        resumed = request.resume is not None
+        self._observer.on_event(
+            RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
+        )
         params = request.params
         try:
             async with asyncio.timeout(params.timeout_seconds) as deadline:
@@ -167,6 +175,11 @@ class RunAgent:
             return session.send_with_tools(request.task, wire_tools)
 
         next_request: Callable[[bool], Any] = first_request
+        if request.resume is not None:
+            settled = await self._settle(request.resume, session, state, batch, rejections, wire_tools)
+            if isinstance(settled, tuple):
+                return settled
+            next_request = settled
         while True:
             state.turns += 1
             turn = state.turns
@@ -201,23 +214,69 @@ class RunAgent:
                 )
 
             await batch.run(pending, review_context=context, rejections=rejections)
-            results = pending.ordered()
             self._observer.on_event(TurnFinished(turn=turn))
-            if rejections.exhausted:
-                state.pending = None
-                session.record_tool_results(results)
-                return (
-                    RunStopReason.REJECTED,
-                    f"{rejections.limit} consecutive tool calls were rejected by review",
-                )
+            after = self._after_batch(session, state, pending, rejections, wire_tools)
+            if isinstance(after, tuple):
+                return after
+            next_request = after
 
-            def send_results(stream: bool, results: list[ToolResultMessage] = results) -> Any:
-                state.pending = None  # the session owns the results from here on
-                if stream:
-                    return session.stream_tool_results(results, wire_tools)
-                return session.send_tool_results(results, wire_tools)
+    async def _settle(
+        self,
+        resume: PendingTurn,
+        session: LlmSession,
+        state: _RunState,
+        batch: ToolBatch,
+        rejections: RejectionCounter,
+        wire_tools: list[dict[str, Any]],
+    ) -> tuple[RunStopReason, str | None] | Callable[[bool], Any]:
+        """Go on with a turn left open by deferred review: apply the decisions, then as after a batch."""
+        state.turns = resume.turn
+        before = resume.usage_before
+        state.usage = Usage(input_tokens=before.input_tokens, output_tokens=before.output_tokens)
+        state.reviewers_before, state.cost_before = before.reviewers, resume.cost_before
+        index_of = {call.native_id: index for index, call in enumerate(resume.calls)}
+        pending = TurnCalls(
+            resume.calls,
+            results={index_of[r.tool_use_id]: r for r in resume.results},
+            announced=set(range(len(resume.calls))),
+            waiting={index_of[r.call_id]: r for r in resume.waiting},
+        )
+        state.pending = pending
+        decisions = {index_of[call_id]: decision for call_id, decision in resume.decisions.items()}
+        await batch.settle(pending, decisions, rejections=rejections)
+        for request in pending.waiting.values():  # still open: say so again in this part of the run
+            self._observer.on_event(request)
+        return self._after_batch(session, state, pending, rejections, wire_tools)
 
-            next_request = send_results
+    def _after_batch(
+        self,
+        session: LlmSession,
+        state: _RunState,
+        pending: TurnCalls,
+        rejections: RejectionCounter,
+        wire_tools: list[dict[str, Any]],
+    ) -> tuple[RunStopReason, str | None] | Callable[[bool], Any]:
+        """The stop a batch's outcome calls for, or the request sending its results."""
+        if rejections.exhausted:
+            self._answer_missing(state, pending, f"not executed: the run stops after {rejections.limit} rejections")
+            state.pending = None
+            session.record_tool_results(pending.ordered())
+            return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"
+        waiting = [pending.waiting[i] for i in pending.missing() if i in pending.waiting]
+        if waiting:
+            # The turn stays open: its calls are answered when the run continues (ContinueRun).
+            state.pending = None
+            ids = ", ".join(request.call_id for request in waiting)
+            return RunStopReason.AWAITING_APPROVAL, f"{len(waiting)} call(s) wait for a person: {ids}"
+        results = pending.ordered()
+
+        def send_results(stream: bool) -> Any:
+            state.pending = None  # the session owns the results from here on
+            if stream:
+                return session.stream_tool_results(results, wire_tools)
+            return session.send_tool_results(results, wire_tools)
+
+        return send_results
 
     async def _turn_limit(
         self, request: RunRequest, session: LlmSession, state: _RunState, pending: TurnCalls
@@ -312,7 +371,7 @@ class RunAgent:
         if detail is not None:
             detail = self._redactor.text(valid_unicode(detail)[0])
         state.last_text = self._redactor.text(valid_unicode(state.last_text)[0])
-        usage = RunUsage.of(state.usage, state.reviewers.total)
+        usage = RunUsage.of(state.usage, state.reviewers_before + state.reviewers.total)
         cost = self._cost(state)
         event = RunFinished(
             stop_reason=reason, turns=state.turns, output=state.last_text, usage=usage, detail=detail, cost=cost
@@ -333,9 +392,9 @@ class RunAgent:
 
         Each response (each vote for a reviewer) is priced apart, as providers bill requests.
         """
-        if self._prices is None:
+        if self._prices is None or state.cost_before is None:
             return None
-        total = 0.0
+        total = state.cost_before
         spent = [(state.model_id, usage) for usage in state.responses if usage.total_tokens]
         for model_id, usage in [*spent, *state.reviewers.votes]:
             cost = self._prices.cost(model_id, usage)
