@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunStore
+from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted
 
 
@@ -66,7 +67,13 @@ class RunRecorder:
         if self.error is not None:
             return
         at = datetime.fromtimestamp(self._clock(), UTC)
-        if isinstance(event, RunStarted):
+        if isinstance(event, RunStarted) and event.resumed:
+            self.flush()
+            # The same run goes on (after awaiting approval): its events continue its sequence.
+            self._run_id = event.run_id
+            if not self._guard(self._continue_sequence, event.run_id):
+                return
+        elif isinstance(event, RunStarted):
             self.flush()  # the rest of a previous run, if any
             header = RunHeader(
                 run_id=event.run_id,
@@ -88,6 +95,12 @@ class RunRecorder:
             self.flush()
         elif not self._flush_scheduled:
             self._schedule()
+
+    def _continue_sequence(self, run_id: str) -> None:
+        recorded = self._store.load_events(run_id)
+        if not recorded:
+            raise UsageError(f"cannot resume run {run_id!r}: the run log has no events of it")
+        self._seq = recorded[-1].seq + 1
 
     def flush(self) -> None:
         """Write what is buffered now (idempotent; also what ``close`` does)."""

@@ -8,6 +8,8 @@ only ever appended; a shipped one is never edited.
 Two tables: ``runs`` (one row per run: its header, its current turn, and how it ended, written by
 ``run_finished``) and ``events`` (every run event as its ``--json`` form, in order: the source of
 truth). Everything else, the conversation, tool and review figures, search, is read from the events.
+A third, ``decisions``, only claims people's decisions on deferred calls (``approvals.py``): its
+primary key is what makes a call decided, and so executed, at most once.
 """
 
 from __future__ import annotations
@@ -62,10 +64,23 @@ UPDATE runs SET
         WHERE events.run_id = runs.id AND events.type = 'run_finished');
 """
 
+_V4 = """
+CREATE TABLE decisions (
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    call_id TEXT NOT NULL,
+    approved INTEGER NOT NULL,
+    by TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    decided_at REAL NOT NULL,
+    PRIMARY KEY (run_id, call_id)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("runs and their events", _V1),
     ("runs track their current turn (interrupted runs show how far they got) and the run they continue", _V2),
     ("runs record their reviewer models' tokens and their cost (USD, NULL when unknown)", _V3),
+    ("people's decisions on deferred calls, each claimed once (quorum approve / reject)", _V4),
 )
 """(description, SQL) in order."""
 

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from quorum.application.history import join_histories, rebuild_history
+from quorum.application.ports.approvals import CallDecision, PendingCall
 from quorum.application.ports.run_store import (
     INTERRUPTED,
     RecordedEvent,
@@ -34,7 +35,7 @@ from quorum.domain.errors import ConfigurationError, RunFailure, UsageError
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage
-from quorum.infrastructure.storage import queries
+from quorum.infrastructure.storage import approvals, queries
 from quorum.infrastructure.storage.schema import migrate
 from quorum.infrastructure.storage.writer import write_events
 
@@ -62,7 +63,7 @@ def _optional_time(value: float | None) -> datetime | None:
 
 
 class SqliteRunStore:
-    """A ``RunStore`` over the SQLite file at ``path`` (created, with its folder, on first use).
+    """A ``RunStore`` and ``PendingApprovals`` over the SQLite file at ``path`` (created on first use).
 
     Construction is free: the file is opened, and migrated, by the first call that needs it.
     Thread-safe (one connection behind a lock); processes share the file through SQLite's locks.
@@ -240,6 +241,7 @@ class SqliteRunStore:
         with self._write() as conn:
             conn.execute(f"UPDATE runs SET parent_run_id = NULL WHERE parent_run_id IN ({marks})", ids)
             conn.execute(f"DELETE FROM events WHERE run_id IN ({marks})", ids)
+            conn.execute(f"DELETE FROM decisions WHERE run_id IN ({marks})", ids)
             deleted = conn.execute(f"DELETE FROM runs WHERE id IN ({marks})", ids).rowcount
         for run_id in ids:
             self._turns.pop(run_id, None)
@@ -275,6 +277,14 @@ class SqliteRunStore:
             chain.append(current)
             current = run.parent_run_id
         return join_histories(rebuild_history(e.event for e in self.load_events(rid)) for rid in reversed(chain))
+
+    def pending(self, run_id: str | None = None) -> list[PendingCall]:
+        with self._read() as conn:
+            return approvals.pending(conn, run_id)
+
+    def claim(self, run_id: str, decisions: Sequence[CallDecision]) -> None:
+        with self._write() as conn:
+            approvals.claim(conn, run_id, decisions)
 
     def search(self, text: str, limit: int = 50) -> list[SearchHit]:
         with self._read() as conn:

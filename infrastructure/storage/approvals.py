@@ -1,0 +1,87 @@
+"""Calls waiting for a person in the SQLite run log: which are pending, and claiming decisions.
+
+A call is pending while its run is stopped ``awaiting_approval``, an ``approval_requested``
+event names it, and it has neither a ``tool_result`` nor a row in ``decisions``. A claim runs in
+the caller's ``BEGIN IMMEDIATE`` transaction: it re-reads all of that under the write lock,
+inserts the decisions (``PRIMARY KEY (run_id, call_id)``: a call is decided once, ever) and marks
+the run as being continued (its stop reason cleared), so of two processes claiming the same run
+one wins and the other finds it no longer awaiting approval.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from pydantic import TypeAdapter
+
+from quorum.application.ports.approvals import CallDecision, PendingCall
+from quorum.domain.errors import UsageError
+from quorum.domain.events import ApprovalRequested, RunStopReason
+
+_REQUEST: TypeAdapter[ApprovalRequested] = TypeAdapter(ApprovalRequested)
+
+AWAITING = RunStopReason.AWAITING_APPROVAL.value
+
+_PENDING = """
+SELECT e.run_id, r.task, e.at, e.data, json_extract(e.data, '$.call_id') AS call_id
+FROM events e JOIN runs r ON r.id = e.run_id
+WHERE e.type = 'approval_requested' AND r.stop_reason = ?
+  AND NOT EXISTS (SELECT 1 FROM events t WHERE t.run_id = e.run_id AND t.type = 'tool_result'
+                  AND json_extract(t.data, '$.call_id') = json_extract(e.data, '$.call_id'))
+  AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.run_id = e.run_id
+                  AND d.call_id = json_extract(e.data, '$.call_id'))
+"""
+
+
+def pending(conn: sqlite3.Connection, run_id: str | None) -> list[PendingCall]:
+    """Pending calls of ``run_id`` (every run when None): oldest run first, then in request order.
+
+    A call requested again (a continued run that stopped again) is listed once, at its first request.
+    """
+    sql = _PENDING + (" AND e.run_id = ?" if run_id is not None else "") + " ORDER BY r.started_at, r.rowid, e.seq"
+    rows = conn.execute(sql, (AWAITING, run_id) if run_id is not None else (AWAITING,)).fetchall()
+    seen: set[tuple[str, str]] = set()
+    found: list[PendingCall] = []
+    for rid, task, at, data, call_id in rows:
+        if (rid, call_id) in seen:
+            continue
+        seen.add((rid, call_id))
+        found.append(
+            PendingCall(
+                run_id=rid,
+                task=task,
+                requested_at=datetime.fromtimestamp(at, UTC),
+                request=_REQUEST.validate_json(data),
+            )
+        )
+    return found
+
+
+def claim(conn: sqlite3.Connection, run_id: str, decisions: Sequence[CallDecision]) -> None:
+    """Record ``decisions`` and take over the run, inside the caller's write transaction.
+
+    Raises:
+        UsageError: see ``PendingApprovals.claim``; the caller rolls back.
+    """
+    row = conn.execute("SELECT stop_reason FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise UsageError(f"there is no run {run_id!r} in the run log")
+    if row[0] != AWAITING:
+        status = row[0] or "being continued, or interrupted"
+        raise UsageError(f"run {run_id} is not waiting for approval (status: {status}); nothing was decided")
+    open_ids = {p.request.call_id for p in pending(conn, run_id)}
+    gone = [d.call_id for d in decisions if d.call_id not in open_ids]
+    if gone or not decisions:
+        raise UsageError(
+            f"run {run_id}: {', '.join(gone) or 'no call'} is no longer pending (already decided or executed);"
+            " nothing was decided"
+        )
+    now = time.time()
+    conn.executemany(
+        "INSERT INTO decisions (run_id, call_id, approved, by, reason, decided_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [(run_id, d.call_id, int(d.approved), d.by, d.reason, now) for d in decisions],
+    )
+    conn.execute("UPDATE runs SET stop_reason = NULL, ended_at = NULL WHERE id = ?", (run_id,))
