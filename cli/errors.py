@@ -16,6 +16,8 @@ EXIT_OK = 0
 EXIT_RUN_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_STOPPED_EARLY = 3
+EXIT_AWAITING_APPROVAL = 4
+"""The run stopped ``awaiting_approval``: ``quorum approve``/``reject`` continue it."""
 EXIT_INTERRUPTED = 130
 EXIT_HANGUP = 129
 """SIGHUP ended the run (128 + 1, as a shell reports it)."""

@@ -11,6 +11,7 @@ import click
 
 from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import (
+    EXIT_AWAITING_APPROVAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILURE,
@@ -29,7 +30,12 @@ from quorum.cli.run_setup import (
 )
 from quorum.cli.signals import signals_cancel_current_task
 
-EXIT_BY_STOP = {"end_turn": EXIT_OK, "error": EXIT_RUN_FAILURE, "cancelled": EXIT_INTERRUPTED}
+EXIT_BY_STOP = {
+    "end_turn": EXIT_OK,
+    "error": EXIT_RUN_FAILURE,
+    "cancelled": EXIT_INTERRUPTED,
+    "awaiting_approval": EXIT_AWAITING_APPROVAL,
+}
 
 
 def run_options(func: Any) -> Any:
@@ -73,11 +79,22 @@ def run_options(func: Any) -> Any:
 @click.command()
 @run_options
 @click.option("--yes", "-y", is_flag=True, help="Approve high-risk calls without asking.")
-def run(task: tuple[str, ...], yes: bool, **flags: Any) -> None:
+@click.option(
+    "--defer",
+    is_flag=True,
+    help="Do not wait for a person: calls needing one stay pending, the run exits 4 (see quorum approve).",
+)
+def run(task: tuple[str, ...], yes: bool, defer: bool, **flags: Any) -> None:
     """Run TASK: the model may call every tool; high-risk calls are reviewed first.
 
     Text piped in is attached to TASK (TASK "-" means: the task is what stdin holds).
     """
+    if defer and yes:
+        raise click.UsageError("give either --yes or --defer, not both")
+    if defer and flags.get("no_log"):
+        raise click.UsageError("--defer records pending calls in the run log; it cannot be combined with --no-log")
+    if defer:
+        flags["overrides"] = {"review": {"hil_mode": "defer"}}
     raise SystemExit(_main(task, low_risk_only=False, yes=yes, **flags))
 
 
@@ -154,13 +171,14 @@ def _main(
     quiet: bool,
     verbose: bool,
     color: str,
+    overrides: dict[str, Any] | None = None,
 ) -> int:
     task = _read_task(words)
     if continue_last and resume:
         raise click.UsageError("give either --continue or --resume RUN_ID, not both")
     if no_log and (continue_last or resume):
         raise click.UsageError("--continue/--resume read the run log; they cannot be combined with --no-log")
-    overrides: dict[str, Any] = {}
+    overrides = dict(overrides or {})
     if model:
         overrides["model"] = model
     agent: dict[str, Any] = {}
@@ -203,6 +221,7 @@ async def _execute(
     from quorum.cli.container import build_container
     from quorum.cli.model_choice import choose_model
     from quorum.cli.name_checks import check_configured_names
+    from quorum.domain.errors import UsageError
     from quorum.infrastructure.terminal_text import printable
 
     renderer: Any
@@ -217,6 +236,8 @@ async def _execute(
     if not options.json and options.interactive:
         ask_through(container, renderer, display.tty_fd, settings)
     check_configured_names(container)
+    if settings.review.hil_mode == "defer" and not low_risk_only and container.run_store() is None:
+        raise UsageError("hil_mode = 'defer' keeps pending calls in the run log, which is disabled for this run")
     history: tuple[Any, ...] = ()
     model = options.overrides.get("model")
     if resume_from:
@@ -254,8 +275,18 @@ async def _execute(
     if result is None:
         print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
         return received.exit_code
-    if result.stop_reason == "error" and options.json:  # the human output's final line says it
+    return exit_code(result, as_json=options.json)
+
+
+def exit_code(result: Any, *, as_json: bool) -> int:
+    """The exit code of a finished run; says on stderr what the human output's final line cannot."""
+    from quorum.cli.render.words import approve_hint
+    from quorum.infrastructure.terminal_text import printable
+
+    if result.stop_reason == "error" and as_json:  # the human output's final line says it
         print(f"quorum: error: {printable(result.detail or '')}", file=sys.stderr)
+    if result.stop_reason == "awaiting_approval" and not as_json:
+        print(printable(approve_hint(result.run_id)), file=sys.stderr, flush=True)
     return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
 
 

@@ -86,7 +86,23 @@ def outcome(event: RunFinished) -> str:
         return f"stopped: {detail}" if detail else "stopped: token limit"
     if reason == "cancelled":
         return "cancelled"
+    if reason == "awaiting_approval":
+        return waiting_words(detail)
     return f"failed: {detail}" if detail else "failed"
+
+
+def waiting_words(detail: str) -> str:
+    """``waiting for approval: 2 calls (c1, c2)`` from an ``awaiting_approval`` stop's detail."""
+    found = re.match(r"(\d+) call\(s\) wait for a person: (.*)", detail)
+    if not found:
+        return "waiting for approval"
+    count = int(found.group(1))
+    return f"waiting for approval: {count} call{'s' if count != 1 else ''} ({found.group(2)})"
+
+
+def approve_hint(run_id: str) -> str:
+    """The line after a run stopped ``awaiting_approval``: the exact commands that decide."""
+    return f"decide with: quorum approve {run_id}  ·  quorum reject {run_id} --reason TEXT  ·  quorum pending {run_id}"
 
 
 def _count(number: int) -> str:

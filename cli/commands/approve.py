@@ -1,0 +1,174 @@
+"""``quorum approve RUN_ID [CALL_ID…]`` and ``quorum reject RUN_ID [CALL_ID…] --reason TEXT``.
+
+Both record a person's decision on calls a run deferred, then continue that run in this process
+to its next stop, with the output options of ``quorum run``. The continued part runs with
+``hil_mode = "defer"``: a new call needing a person stops the run ``awaiting_approval`` again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quorum.cli.commands.shared_options import config_option
+from quorum.cli.errors import handled
+from quorum.cli.options import AppOptions
+from quorum.cli.run_setup import Display
+
+
+def decide_options(func: Any) -> Any:
+    """The arguments and flags shared by ``approve`` and ``reject``."""
+    decorators = [
+        click.argument("run_id"),
+        click.argument("call_ids", nargs=-1),
+        click.option("--by", metavar="NAME", help="Who decides (default: $USER)."),
+        click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Continue with this model (default: the run's)."),
+        config_option,
+        click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),
+        click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
+        click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
+        click.option(
+            "--color",
+            type=click.Choice(["auto", "always", "never"]),
+            default="auto",
+            show_default=True,
+            help="Color and live status.",
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+@click.command()
+@decide_options
+@click.option("--reason", default="", help="Why (recorded; the model sees it).")
+def approve(**flags: Any) -> None:
+    """Approve pending calls of RUN_ID (all of them without CALL_ID) and continue the run.
+
+    Only the approved calls run; the run goes on to its next stop. Exit codes as `quorum run`
+    (4: it waits for approval again); 2 when a call is no longer pending.
+    """
+    raise SystemExit(_decide(approved=True, **flags))
+
+
+@click.command()
+@decide_options
+@click.option("--reason", required=True, help="Why (the model sees it and may choose a safer way).")
+def reject(**flags: Any) -> None:
+    """Reject pending calls of RUN_ID (all of them without CALL_ID) and continue the run.
+
+    The model is told the calls were rejected, with the reason. Exit codes as `quorum run`.
+    """
+    raise SystemExit(_decide(approved=False, **flags))
+
+
+def _who(by: str | None) -> str:
+    if by and by.strip():
+        return by.strip()
+    import getpass
+
+    try:
+        return os.environ.get("USER") or getpass.getuser()
+    except (OSError, KeyError):  # no user name anywhere (a bare container)
+        return "unknown"
+
+
+def _decide(
+    *,
+    approved: bool,
+    run_id: str,
+    call_ids: tuple[str, ...],
+    by: str | None,
+    model: str | None,
+    config_path: Path | None,
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
+    color: str,
+    reason: str,
+) -> int:
+    if not approved and not reason.strip():
+        raise click.BadParameter("give the reason the model will see", param_hint="--reason")
+    with handled():
+        from quorum.cli.commands.logs import resolve_run_id
+        from quorum.cli.commands.pending import approvals_of
+        from quorum.domain.errors import UsageError
+
+        store = approvals_of(AppOptions(config_path=config_path))
+        wanted = resolve_run_id(store, run_id)
+        run = store.get_run(wanted)
+        overrides: dict[str, Any] = {"review": {"hil_mode": "defer"}}
+        if run is not None and run.workspace:
+            if not Path(run.workspace).is_dir():
+                raise UsageError(f"run {wanted} worked in {run.workspace}, which is no longer a directory")
+            overrides["tools"] = {"workspace": run.workspace}
+        store.close()
+        options = AppOptions(config_path=config_path, overrides=overrides, json=as_json)
+        display = Display(verbosity=-1 if quiet else (1 if verbose else 0), color=color)
+        from quorum.application.use_cases.continue_run import ContinueRequest
+
+        request = ContinueRequest(
+            run_id=wanted, approved=approved, call_ids=call_ids, by=_who(by), reason=reason.strip(), model_id=model
+        )
+        return asyncio.run(_continue(request, options, display))
+
+
+async def _continue(request: Any, options: AppOptions, display: Display) -> int:
+    from quorum.application.use_cases.continue_run import ContinueRun
+    from quorum.cli.commands.pending import as_approvals
+    from quorum.cli.commands.run import exit_code
+    from quorum.cli.container import build_container
+    from quorum.cli.model_choice import choose_model
+    from quorum.cli.run_setup import human_renderer, require_sandbox, system_prompt
+    from quorum.cli.signals import signals_cancel_current_task
+    from quorum.infrastructure.terminal_text import printable
+
+    renderer: Any
+    if options.json:
+        from quorum.cli.render.jsonl import JsonLinesRenderer
+
+        renderer = JsonLinesRenderer(sys.stdout)
+    else:
+        renderer = human_renderer(display)
+    container = build_container(options, renderer=renderer)
+    settings = container.settings()
+    store = as_approvals(container.run_store())
+    model_id = None
+    if request.model_id:
+        model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
+    request = request.model_copy(
+        update={
+            "model_id": model_id,
+            "system_prompt": system_prompt(settings),
+            "params": settings.agent.execution_params(tools="all"),
+        }
+    )
+    executor = container.tool_executor()
+    redactor = container.redactor()
+    use_case = ContinueRun(store=store, approvals=store, agent=container.run_agent())
+    with signals_cancel_current_task() as received:
+        try:
+            await require_sandbox(container, executor, False)
+            result = await use_case.execute(request)
+        except asyncio.CancelledError:
+            if received.signum is None:
+                raise
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
+            result = None
+        finally:
+            received.armed = False
+            renderer.close()
+            await executor.aclose()
+            await container.gateway().aclose()
+            for problem in getattr(executor, "problems", ()):
+                print(f"quorum: warning: {printable(redactor.text(problem))}", file=sys.stderr)
+    if result is None:
+        print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
+        return received.exit_code
+    return exit_code(result, as_json=options.json)
