@@ -12,6 +12,7 @@ from quorum.infrastructure.plugins.contracts import ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 
 if TYPE_CHECKING:
+    from quorum.infrastructure.mcp.auth.store import McpTokenStore
     from quorum.infrastructure.mcp.source import McpToolSource
     from quorum.infrastructure.plugins.registries import ToolRegistry
 
@@ -24,8 +25,25 @@ def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
 
     servers = context.settings.mcp.servers
     cache_dir = Path(context.cache_dir) / CACHE_SUBDIR if context.cache_dir is not None else None
+    tokens = token_store(context)
     side = ClientSide(gateway=context.gateway, prompt=context.prompt, on_elicitation=context.on_elicitation)
-    return McpToolSource(servers, env=context.env, workspace=context.workspace, cache_dir=cache_dir, client_side=side)
+    return McpToolSource(
+        servers,
+        env=context.env,
+        workspace=context.workspace,
+        cache_dir=cache_dir,
+        token_store=tokens,
+        client_side=side,
+    )
+
+
+def token_store(context: ToolSourceContext) -> McpTokenStore | None:
+    """The OAuth token store, in the data dir (the parent of ``cache_dir``); None without one."""
+    from quorum.infrastructure.mcp.auth.store import open_token_store
+
+    if context.cache_dir is None:
+        return None
+    return open_token_store(context.env, Path(context.cache_dir).parent)
 
 
 @hookimpl
