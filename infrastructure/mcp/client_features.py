@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from quorum.application.ports.llm import LlmGateway
 from quorum.application.run_context import CallActivity, current_call, current_run_events, current_run_model
@@ -153,7 +153,8 @@ class ClientFeatures:
     async def _list_roots(self, context: Any) -> Any:
         from mcp_types import ListRootsResult, Root
 
-        return ListRootsResult(roots=[Root(uri=self.workspace.as_uri(), name=self.workspace.name or "workspace")])
+        root = Root.model_validate({"uri": self.workspace.as_uri(), "name": self.workspace.name or "workspace"})
+        return ListRootsResult(roots=[root])
 
     async def _log(self, params: Any) -> None:
         data = params.data
@@ -177,7 +178,7 @@ class ClientFeatures:
             return refuse("config", f"[mcp.servers.{self.server}] sampling = 'deny'")
         if self._gateway is None or not model:
             return refuse("auto", "no model to sample with")
-        decided_by = "config"
+        decided_by: Literal["config", "human"] = "config"
         if mode == "ask":
             if self._prompt is None:
                 return refuse("auto", "sampling = 'ask' and nobody can be asked (no terminal)")
