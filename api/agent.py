@@ -213,6 +213,7 @@ class Agent:
         from quorum.application.use_cases.run_agent import RunAgent
         from quorum.cli.container import FanOut, build_recorder, workspace_of
         from quorum.cli.model_choice import choose_model
+        from quorum.infrastructure.plugins.contracts import ToolSourceNotes
 
         container = self._compose()
         settings = container.settings()
@@ -240,6 +241,10 @@ class Agent:
             history=history,
             run_id=uuid.uuid4().hex[:16],
         )
+        executor = container.tool_executor()
+        notes = list(await executor.prompt_notes()) if isinstance(executor, ToolSourceNotes) else []
+        if notes:  # MCP server instructions
+            request = request.model_copy(update={"system_prompt": "\n\n".join([request.system_prompt or "", *notes])})
         result = await agent.execute(request)
         return RunResult(**result.model_dump(), events=tuple(events))
 

@@ -73,6 +73,18 @@ def continuation_of(container: Any, run_id: str | None) -> Any:
     return continuation(store, run_id)
 
 
+async def with_tool_notes(prompt: str | None, executor: Any) -> str | None:
+    """``prompt`` followed by the tool sources' notes (MCP server instructions), when there are any.
+
+    Starts the eager MCP servers, as listing the tools would; their start events are said at the
+    run's start.
+    """
+    from quorum.infrastructure.plugins.contracts import ToolSourceNotes
+
+    notes = list(await executor.prompt_notes()) if isinstance(executor, ToolSourceNotes) else []
+    return "\n\n".join([prompt or "", *notes]).strip() if notes else prompt
+
+
 def system_prompt(settings: Any) -> str:
     """The agent's system prompt: ``[agent] system_prompt``, else the default naming the workspace."""
     from quorum.cli.container import workspace_of

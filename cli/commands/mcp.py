@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import json
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,6 +17,9 @@ from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 from quorum.domain.errors import RunFailure, UsageError
 from quorum.infrastructure.terminal_text import printable
+
+if TYPE_CHECKING:
+    from quorum.domain.tools import RiskLevel
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="One JSON object per server.")
 
@@ -61,6 +66,9 @@ def _row(connection: Any) -> dict[str, Any]:
         "tools_cached": cached and tools is not None,
         "start_seconds": None if connection.start_seconds is None else round(connection.start_seconds, 3),
         "error": connection.error,
+        "not_offered": [
+            {"name": t.name, "reason": t.not_offered_because} for t in tools or [] if t.not_offered_because
+        ],
     }
 
 
@@ -85,9 +93,11 @@ def list_servers(config_path: Path | None, as_json: bool) -> None:
         line = f"{r['name']:<{width}}  {r['transport']:<5}  {mode:<5}  {r['state']:<8}  tools: {count}"
         if r["start_seconds"] is not None:
             line += f"  started in {r['start_seconds']:.2f} s"
-        click.echo(line)
+        click.echo(printable(line))
         if r["error"]:
-            click.echo(f"  {r['error'].splitlines()[0]} (details: quorum mcp check {r['name']})")
+            click.echo(f"  {printable(r['error'].splitlines()[0])} (details: quorum mcp check {r['name']})")
+        for tool in r["not_offered"]:
+            click.echo(f"  not offered: {printable(tool['name'])}: {tool['reason']}")
 
 
 async def _list(source: Any) -> list[dict[str, Any]]:
@@ -108,28 +118,61 @@ def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
     Exits 1 when a server failed.
     """
     with handled():
-        source = _mcp_source(config_path)
+        from quorum.cli.container import build_container
+
+        container = build_container(AppOptions(config_path=config_path))
+        source = _mcp_source(config_path, container=container)
         if name is not None and name not in source.connections:
             known = ", ".join(sorted(source.connections)) or "none configured"
             raise UsageError(f"no MCP server named {name!r} (configured: {known})")
-        results = asyncio.run(_check(source, name))
+        results = asyncio.run(_check(source, name, overrides=container.settings().tools.risk))
         for r in results:
             if as_json:
                 click.echo(json.dumps(r))
             elif r["ok"]:
-                click.echo(f"ok    {r['name']}: started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools")
-                for tool in r["tools"]:
-                    offered = f"  (offered as {tool['as']})" if tool["as"] != tool["name"] else ""
-                    click.echo(f"        {printable(tool['name'])}{printable(offered)}")
+                _say_check(r)
             else:
-                click.echo(f"FAIL  {r['name']}: {printable(r['error'])}")
+                click.echo(f"FAIL  {printable(r['name'])}: {printable(r['error'])}")
         failed = [r["name"] for r in results if not r["ok"]]
         if failed:
             raise RunFailure(f"MCP server check failed: {', '.join(failed)}")
 
 
-async def _check(source: Any, name: str | None) -> list[dict[str, Any]]:
+def _say_check(r: dict[str, Any]) -> None:
+    """One line for the server, then one per tool: risk, name, how it is offered or why it is not."""
+    count = len(r["tools"])
+    click.echo(f"ok    {printable(r['name'])}: started in {r['start_seconds']:.2f} s, {count} tool{'s' * (count != 1)}")
+    width = min(max((len(t["name"]) for t in r["tools"]), default=0), 32)
+    for tool in r["tools"]:
+        if tool["not_offered"]:
+            note = f"not offered: {tool['not_offered']}"
+        elif tool["as"] != f"mcp__{r['name']}__{tool['name']}":  # cut short or sanitised
+            note = f"offered as {tool['as']}"
+        else:
+            note = ""
+        line = f"      {tool['risk']:<6}{tool['name']:<{width}}  {note}".rstrip()
+        click.echo(printable(line))
+    if r["instructions"]:
+        click.echo(f"      (instructions: {r['instructions']} characters, added to the system prompt)")
+
+
+async def _check(
+    source: Any, name: str | None, *, overrides: Mapping[str, RiskLevel] | None = None
+) -> list[dict[str, Any]]:
+    """Start each server, list its tools with their risk (``[tools] risk`` ``overrides`` applied)."""
+    from quorum.domain.tools import RiskAssessment
     from quorum.infrastructure.mcp.naming import namespace_all
+    from quorum.infrastructure.mcp.source import tool_risk
+
+    overrides = overrides or {}
+
+    def risk_of(offered: str, default: RiskAssessment) -> RiskAssessment:
+        matching = [p for p in overrides if p == offered or fnmatch.fnmatchcase(offered, p)]
+        if not matching:
+            return default
+        pattern = offered if offered in overrides else max(matching, key=len)
+        level = overrides[pattern]
+        return RiskAssessment(level=level, reason=f"[tools] risk override {pattern!r} = {level.value!r}")
 
     connections = [c for c in source.connections.values() if name is None or c.name == name]
 
@@ -145,14 +188,27 @@ async def _check(source: Any, name: str | None) -> list[dict[str, Any]]:
                 "error": str(error),
                 "seconds": time.monotonic() - began,
             }
+        by_name = {t.name: t for t in tools}
+        described = []
+        for offered, original in namespace_all(connection.name, by_name).items():
+            tool = by_name[original]
+            risk = risk_of(offered, tool_risk(tool, connection.settings))
+            described.append(
+                {
+                    "name": original,
+                    "as": offered,
+                    "risk": risk.level.value,
+                    "risk_reason": risk.reason,
+                    "not_offered": tool.not_offered_because,
+                }
+            )
+        instructions = connection.instructions if connection.settings.instructions else None
         return {
             "name": connection.name,
             "ok": True,
             "start_seconds": round(connection.start_seconds or 0.0, 3),
-            "tools": [
-                {"name": original, "as": offered}
-                for offered, original in namespace_all(connection.name, (t.name for t in tools)).items()
-            ],
+            "tools": sorted(described, key=lambda t: t["name"]),
+            "instructions": len(instructions) if instructions else 0,
         }
 
     try:

@@ -27,6 +27,7 @@ from quorum.cli.run_setup import (
     human_renderer,
     require_sandbox,
     system_prompt,
+    with_tool_notes,
 )
 from quorum.cli.signals import signals_cancel_current_task
 
@@ -259,6 +260,9 @@ async def _execute(
     with signals_cancel_current_task() as received:
         try:
             await require_sandbox(container, executor, low_risk_only)
+            request = request.model_copy(
+                update={"system_prompt": await with_tool_notes(request.system_prompt, executor)}
+            )
             result = await container.run_agent().execute(request)
         except asyncio.CancelledError:
             if received.signum is None:

@@ -25,6 +25,7 @@ from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
 from quorum.domain.events import (
+    McpServerEvent,
     McpLog,
     McpSampling,
     ReviewEvent,
@@ -230,6 +231,22 @@ class HumanRenderer:
         body = printable(event.output) if self._verbosity > 0 else _shorten(event.output, RESULT_PREVIEW)
         self._line(f"← {name} {mark} ({event.duration_ms:.0f} ms) {body}")
 
+    def _on_mcp_server(self, event: McpServerEvent) -> None:
+        name = printable(event.name)
+        if event.state == "failed":
+            # The first line of the error is the reason; the server's stderr tail follows with -v.
+            error = (event.error or "unknown error").removeprefix("failed to start: ")
+            lines = printable(error).splitlines() or ["unknown error"]
+            shown = lines if self._verbosity > 0 else lines[:1]
+            self._line(self._style(f"! MCP server {name} failed to start: {shown[0]}", "yellow"))
+            for line in shown[1:]:
+                self._line(f"    {line}")
+        elif event.state == "restarted":
+            why = f": {_shorten(printable(event.error), RESULT_PREVIEW)}" if event.error and self._verbosity > 0 else ""
+            self._line(self._style(f"● MCP server {name} restarted{why}", "dim"))
+        elif self._verbosity > 0:
+            self._line(self._style(f"● MCP server {name} started ({event.duration_ms:.0f} ms)", "dim"))
+
     def _on_turn_finished(self, event: TurnFinished) -> None:
         if self._status is not None:
             self._status.idle()
@@ -259,6 +276,7 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     ToolResultEvent: HumanRenderer._on_tool_result,
     McpLog: HumanRenderer._on_mcp_log,
     McpSampling: HumanRenderer._on_mcp_sampling,
+    McpServerEvent: HumanRenderer._on_mcp_server,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }

@@ -165,6 +165,19 @@ class ToolSourceOrigins(Protocol):
 
 
 @runtime_checkable
+class ToolSourceNotes(Protocol):
+    """Optional for a ``ToolSource``: text it asks to add to the system prompt (MCP server instructions).
+
+    Called once before a run; each note is complete (fenced and labelled by the source as text
+    from outside the user). Must not raise for a part that is unavailable: it adds no note.
+    """
+
+    async def prompt_notes(self) -> Sequence[str]:
+        """The notes, in order."""
+        ...
+
+
+@runtime_checkable
 class ToolSourceProblems(Protocol):
     """Optional for a ``ToolSource``: what went wrong while listing without failing the whole source.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import QuorumError, RequiredToolSourceError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
-from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceOrigins, ToolSourceProblems
+from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceNotes, ToolSourceOrigins, ToolSourceProblems
 from quorum.infrastructure.tools.images import apply_image_policy
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
@@ -126,6 +126,21 @@ class PluginToolExecutor:
         outcome = apply_image_policy(outcome, self._settings.images)  # before the cap: no half base64
         capped = cap_text(outcome.output, self._settings.output_limit_bytes)
         return outcome if capped is outcome.output else outcome.model_copy(update={"output": capped})
+
+    async def prompt_notes(self) -> list[str]:
+        """What the sources ask to add to the system prompt (``ToolSourceNotes``), in source order.
+
+        A source that fails adds nothing (the failure is recorded in ``problems``).
+        """
+        notes: list[str] = []
+        for source in self._sources:
+            if not isinstance(source, ToolSourceNotes):
+                continue
+            try:
+                notes.extend(str(note) for note in await source.prompt_notes())
+            except Exception as error:
+                self._note(f"tool source {source.name!r} gave no notes: {type(error).__name__}: {error}")
+        return notes
 
     async def aclose(self) -> None:
         """Close every source (concurrently); failures are recorded in ``problems``. Idempotent."""
