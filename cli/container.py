@@ -113,13 +113,17 @@ def known_secrets(
 ) -> KnownSecrets:
     """Every secret of the configuration and environment (redacted everywhere, kept from children).
 
-    Stored keys count too (reading them costs a look at the key index when none is stored).
+    Stored keys and the MCP OAuth tokens of configured HTTP servers count too (reading them costs
+    a look at the key index / the token folder when none is stored).
     Error messages printed from here on are redacted with them too.
     """
     from quorum.cli.errors import redact_errors_with
+    from quorum.infrastructure.mcp.auth.store import stored_token_secrets
 
     stored = keys.values() if keys is not None else None
-    secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()), stored)
+    http_servers = [name for name, server in settings.mcp.servers.items() if server.url is not None]
+    tokens = stored_token_secrets(env, user_data_dir(), http_servers) if http_servers else None
+    secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()), stored, tokens)
     redact_errors_with(secrets.redactor())
     return secrets
 

@@ -2,8 +2,8 @@
 
 Known: each provider's ``api_key`` and the variable its ``api_key_env`` names (and the default
 variables of every provider kind, configured or not), provider and MCP ``headers`` values, MCP
-``env`` values, the variables listed in ``[secrets] redact_env``, and the keys stored with
-``quorum keys set``. Their values are redacted
+``env`` values, the variables listed in ``[secrets] redact_env``, the keys stored with
+``quorum keys set``, and the MCP OAuth tokens stored with ``quorum mcp login``. Their values are redacted
 from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
 removed from the environment of every child process.
 """
@@ -72,6 +72,7 @@ def collect_secrets(
     env: Mapping[str, str],
     provider_models: Iterable[type[BaseModel] | None] = (),
     stored_keys: Mapping[str, str] | None = None,
+    stored_tokens: Mapping[str, str] | None = None,
 ) -> KnownSecrets:
     """The secrets of ``settings`` (the validated configuration) and ``env``.
 
@@ -81,6 +82,7 @@ def collect_secrets(
         provider_models: settings models of every registered provider kind; the default of their
             ``api_key_env`` field counts even when the provider is not configured.
         stored_keys: keys stored with ``quorum keys set``, by provider instance name.
+        stored_tokens: MCP OAuth tokens and client secrets, by ``mcp.NAME.FIELD``.
     """
     found: list[Secret] = []
     names: set[str] = set()
@@ -99,8 +101,13 @@ def collect_secrets(
             for key, value in values.items():
                 found.append(Secret(f"mcp.servers.{server}.{table}.{key}", _expand(value, env)))
                 names.update(_VAR.findall(value))
+        secret = server_settings.auth.client_secret
+        if secret:
+            found.append(Secret(f"mcp.servers.{server}.auth.client_secret", _expand(secret, env)))
+            names.update(_VAR.findall(secret))
     names.update(settings.secrets.redact_env)
     found.extend(Secret(f"keys.{name}", value) for name, value in sorted((stored_keys or {}).items()))
+    found.extend(Secret(name, value) for name, value in sorted((stored_tokens or {}).items()))
     found.extend(Secret(name, env[name]) for name in sorted(names) if env.get(name))
     return KnownSecrets(tuple(found), frozenset(names))
 

@@ -257,3 +257,9 @@ def open_token_store(env: Mapping[str, str], data_dir: Path) -> McpTokenStore:
 
 def _mapping(value: Any) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, dict) else None
+
+
+def stored_token_secrets(env: Mapping[str, str], data_dir: Path, servers: list[str]) -> dict[str, str]:
+    """The stored OAuth secrets of ``servers`` (for the redactor); a missing folder costs one ``stat``."""
+    store = open_token_store(env, data_dir)
+    return store.secrets(servers) if store.directory.is_dir() else {}
