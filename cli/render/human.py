@@ -3,7 +3,8 @@
 One renderer for every run event, dispatching on the event's class through ``_HANDLERS``. The
 words of decisions and of the final line come from ``words``; the answer is drawn by ``answer``
 (markdown on a terminal, plain text otherwise); the live status by ``live`` (only when stderr is
-a terminal). Everything shown comes from models, files and tools, so every string passes through
+a terminal; votes as they arrive and progress reports appear only there, never as printed
+lines). Everything shown comes from models, files and tools, so every string passes through
 ``printable`` (escape sequences and bidi overrides are shown escaped, never obeyed); only the
 renderer's own styling writes escape sequences.
 
@@ -25,18 +26,20 @@ from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
 from quorum.domain.events import (
-    McpServerEvent,
     McpLog,
     McpSampling,
+    McpServerEvent,
     ReviewEvent,
     RunEvent,
     RunFinished,
     RunStarted,
     TextDelta,
     ToolCallEvent,
+    ToolProgress,
     ToolResultEvent,
     TurnFinished,
     TurnStarted,
+    VoteCast,
 )
 from quorum.infrastructure.terminal_text import printable
 
@@ -215,6 +218,16 @@ class HumanRenderer:
             else:
                 self._status.call_done(event.call_id)
 
+    def _on_vote(self, event: VoteCast) -> None:
+        # Live status only: the review line that follows prints the votes (all of them with -v).
+        if self._status is not None:
+            self._status.call_voted(event.call_id, event.reviewer, str(event.verdict))
+
+    def _on_progress(self, event: ToolProgress) -> None:
+        # Live status only: a command's output is in its result line.
+        if self._status is not None:
+            self._status.call_progress(event.call_id, event.message, event.progress, event.total)
+
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         if self._status is not None:
             self._status.call_done(event.call_id)
@@ -272,11 +285,13 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     TurnStarted: HumanRenderer._on_turn_started,
     TextDelta: HumanRenderer._on_text,
     ToolCallEvent: HumanRenderer._on_tool_call,
+    VoteCast: HumanRenderer._on_vote,
     ReviewEvent: HumanRenderer._on_review,
+    ToolProgress: HumanRenderer._on_progress,
     ToolResultEvent: HumanRenderer._on_tool_result,
+    McpServerEvent: HumanRenderer._on_mcp_server,
     McpLog: HumanRenderer._on_mcp_log,
     McpSampling: HumanRenderer._on_mcp_sampling,
-    McpServerEvent: HumanRenderer._on_mcp_server,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }

@@ -1,5 +1,9 @@
 """The live status on stderr while something takes time: the model, running tools, a review.
 
+Each line says what is under way and for how long; a call under review adds the votes cast so far
+(``reviewing write_file · 2.1 s · ✓ gpt-4.1 ✗ claude``), a running call its latest progress
+(``running run_command · 3.2 s · Compiling foo``, ``40%``, ``3/10``, ``starting MCP server docs``).
+
 Drawn with rich (imported on first use, so ``quorum --help`` never loads it) in a transient region
 that is erased before any other line is written, and refreshed by a task on the run's own event
 loop (no thread writes to the terminal behind the renderer's back). Used only when stderr is a
@@ -18,6 +22,9 @@ from typing import Any, TextIO
 from quorum.infrastructure.terminal_text import printable
 
 REFRESH_SECONDS = 0.1
+MESSAGE_WIDTH = 120
+"""Characters of a progress message shown (the line is also cut to the terminal's width)."""
+VOTE_MARKS = {"approve": "✓", "reject": "✗", "error": "?"}
 
 
 @dataclass
@@ -26,6 +33,30 @@ class _Call:
     high_risk: bool
     state: str  # "running", "to review", "reviewing"
     since: float = field(default_factory=time.monotonic)
+    votes: list[tuple[str, str]] = field(default_factory=list)  # (reviewer, verdict) as cast
+    progress: str = ""  # the latest progress, as shown
+
+
+def _amount(progress: float | None, total: float | None) -> str:
+    """``3/10`` for counts, ``40%`` for fractions or a total of 100, the bare number without a total."""
+    if progress is None:
+        return ""
+    if not total or total <= 0:
+        return f"{progress:g}"
+    if total == 100 or not (float(progress).is_integer() and float(total).is_integer()):
+        return f"{min(progress / total, 1.0):.0%}"
+    return f"{progress:g}/{total:g}"
+
+
+def _message(text: str) -> str:
+    """``text`` on one line, escaped, at most ``MESSAGE_WIDTH`` characters."""
+    flat = printable(" ".join(text.split()))
+    return flat if len(flat) <= MESSAGE_WIDTH else flat[: MESSAGE_WIDTH - 1] + "…"
+
+
+def _reviewer(name: str) -> str:
+    """A reviewer as shown among the votes: its model without the provider (``openai:gpt-4.1`` → ``gpt-4.1``)."""
+    return printable(name.partition(":")[2] or name)
 
 
 class LiveStatus:
@@ -62,10 +93,31 @@ class LiveStatus:
         self._calls[call_id] = _Call(name, high_risk, "to review" if high_risk else "running")
         self._show()
 
+    def call_voted(self, call_id: str, reviewer: str, verdict: str) -> None:
+        """A reviewer voted on ``call_id``: it is under review now, and the vote is shown."""
+        call = self._calls.get(call_id)
+        if call is None:
+            return
+        if call.state == "to review":
+            call.state, call.since = "reviewing", time.monotonic()
+        call.votes.append((reviewer, verdict))
+        self._show()
+
+    def call_progress(
+        self, call_id: str, message: str, progress: float | None = None, total: float | None = None
+    ) -> None:
+        """``call_id`` reported progress; the latest report replaces the one before."""
+        call = self._calls.get(call_id)
+        if call is None:
+            return
+        call.progress = " · ".join(part for part in (_amount(progress, total), _message(message)) if part)
+        self._show()
+
     def call_approved(self, call_id: str) -> None:
         call = self._calls.get(call_id)
         if call is not None:
             call.state, call.since = "running", time.monotonic()
+            call.votes.clear()
         self._show()
 
     def call_done(self, call_id: str) -> None:
@@ -151,8 +203,13 @@ class LiveStatus:
         for call in calls:
             if call.state == "to review":
                 continue
-            verb = "reviewing" if call.state == "reviewing" else "running"
-            lines.append(f"{verb} {printable(call.name)} · {now - call.since:.1f} s")
+            line = f"{'reviewing' if call.state == 'reviewing' else 'running'} {printable(call.name)}"
+            line += f" · {now - call.since:.1f} s"
+            if call.state == "reviewing" and call.votes:
+                line += " · " + " ".join(f"{VOTE_MARKS.get(v, v)} {_reviewer(r)}" for r, v in call.votes)
+            elif call.state == "running" and call.progress:
+                line += " · " + call.progress
+            lines.append(line)
         waiting = sum(c.state == "to review" for c in calls)
         if waiting:
             lines.append(f"{waiting} more to review")
@@ -165,9 +222,17 @@ class LiveStatus:
 
         lines = self._lines()
         style = "cyan" if self._color else ""
-        spinners = [Spinner("dots", Text(line), style=style) for line in lines]
+        width = max(self._live.console.width - 3, 20) if self._live is not None else None  # spinner + space
+        spinners = [Spinner("dots", Text(_fit(line, width)), style=style) for line in lines]
         if len(lines) > 1:
             running = sum(line.startswith("running ") for line in lines)
             if running > 1:
                 return Group(Text(f"{running} calls in parallel", style="dim" if self._color else ""), *spinners)
         return Group(*spinners)
+
+
+def _fit(line: str, width: int | None) -> str:
+    """``line`` cut to ``width`` characters, so a long line never wraps inside the live region."""
+    if width is None or len(line) <= width:
+        return line
+    return line[: width - 1] + "…"

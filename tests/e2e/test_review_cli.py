@@ -85,6 +85,12 @@ def test_panel_majority_approves_and_the_call_runs(cli: Cli) -> None:
     assert [v["verdict"] for v in review["votes"]] == ["approve", "reject", "approve"]
     assert review["votes"][1]["reason"] == "nobody asked for a file"
     assert (cli.workspace / "out.txt").read_text() == "out.txt"
+    # --json prints each vote as it arrives (in any order), before the decision
+    kinds = [e["type"] for e in result.events()]
+    votes = [e for e in result.events() if e["type"] == "vote"]
+    assert sorted(v["verdict"] for v in votes) == ["approve", "approve", "reject"]
+    assert {v["call_id"] for v in votes} == {review["call_id"]}
+    assert max(i for i, k in enumerate(kinds) if k == "vote") < kinds.index("review")
 
 
 def test_panel_rejection_returns_who_and_why_to_the_model(cli: Cli) -> None:
