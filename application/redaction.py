@@ -13,7 +13,8 @@ class RedactingObserver:
 
     Tool outputs are redacted earlier (before the model sees them); this catches what the loop
     does not produce itself: a provider error echoing a key in ``run_finished``'s ``detail``, a
-    reviewer's failure in a vote's reason, a key the user pasted into the task. A ``tool_result``
+    reviewer's failure in a vote's reason, a key the user pasted into the task, a command's live
+    output line in a ``progress`` message. A ``tool_result``
     changed here is flagged ``redacted``. Lone surrogates (a model's JSON may escape one, U+D800), which no
     UTF-8 sink can write, become U+FFFD first, so renderers and the run log never fail on an event.
     """
