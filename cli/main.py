@@ -17,6 +17,7 @@ import click
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("quorum.cli.commands.run:run", "Run a task with tools (high-risk calls are reviewed)."),
     "ask": ("quorum.cli.commands.run:ask", "Ask a question; only low-risk (read-only) tools are offered."),
+    "chat": ("quorum.cli.commands.chat:chat", "Chat with the agent: each message continues the conversation."),
     "tools": ("quorum.cli.commands.tools:tools", "List the tools available to the model."),
     "plugins": ("quorum.cli.commands.plugins:plugins", "List installed plugins and what they registered."),
     "config": ("quorum.cli.commands.config:config", "Show or validate the effective configuration."),

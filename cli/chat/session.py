@@ -1,0 +1,306 @@
+"""``ChatSession``: messages become runs of one conversation; slash commands steer the session.
+
+Each message is one run recorded in the run log, its parent the run before it (as ``--continue``
+records it), with the conversation so far as its history. The session keeps one container for
+its whole life (MCP servers, provider clients and the run log stay open); each run gets a fresh
+renderer, recorder and reviewer from it.
+
+Ctrl+C while a run is under way cancels that run only: the run ends ``cancelled`` (its unanswered
+calls answered "cancelled", so the conversation stays valid) and the prompt comes back. SIGTERM
+and SIGHUP end the session the way they end ``quorum run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Protocol, TextIO
+
+from quorum.cli.chat import slash
+from quorum.cli.chat.conversation import Conversation, SessionSpending
+from quorum.cli.chat.line_input import INTERRUPT
+from quorum.cli.run_setup import Display, ask_through, human_renderer, system_prompt, with_tool_notes
+from quorum.domain.errors import QuorumError
+from quorum.domain.events import RunEvent, RunFinished, RunStarted
+from quorum.infrastructure.terminal_text import printable
+
+
+class LineSource(Protocol):
+    async def read(self) -> str | None:
+        """The next line typed; ``INTERRUPT`` for Ctrl+C on an empty line; None at end of input."""
+        ...
+
+
+class _Tee:
+    """Passes each event to the renderer and keeps it (the conversation is rebuilt from them)."""
+
+    def __init__(self, renderer: Any, keep: Callable[[RunEvent], None]) -> None:
+        self._renderer = renderer
+        self._keep = keep
+
+    def on_event(self, event: RunEvent) -> None:
+        self._keep(event)
+        self._renderer.on_event(event)
+
+
+class ChatSession:
+    """An interactive session over ``container`` (see the module docstring).
+
+    ``interactive`` says a person can answer review questions on this terminal.
+    """
+
+    def __init__(
+        self,
+        container: Any,
+        *,
+        model_id: str,
+        display: Display,
+        conversation: Conversation | None = None,
+        interactive: bool,
+        out: TextIO | None = None,
+    ) -> None:
+        self._container = container
+        self._model_id = model_id
+        self._display = display
+        self._interactive = interactive
+        self._out = out if out is not None else sys.stdout
+        self.conversation = conversation or Conversation()
+        self.spending = SessionSpending()
+        self._problems_said = 0
+        self._commands: dict[str, Callable[[str], Awaitable[bool]]] = {
+            "/help": self._help,
+            "/exit": self._exit,
+            "/model": self._model,
+            "/tools": self._tools,
+            "/review": self._review,
+            "/clear": self._clear,
+            "/resume": self._resume,
+            "/usage": self._usage,
+            "/log": self._log,
+        }
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    # -- the loop -----------------------------------------------------------------------------
+    async def run(self, lines: LineSource) -> None:
+        """Read and act on lines until ``/exit``, end of input, or Ctrl+C twice on an empty line."""
+        interrupts = 0
+        while True:
+            line = await lines.read()
+            if line is None:
+                break
+            if line == INTERRUPT:
+                interrupts += 1
+                if interrupts >= 2:
+                    break
+                self._note("(press Ctrl+C again, or Ctrl+D, to leave)")
+                continue
+            interrupts = 0
+            if not line.strip():
+                continue
+            command = slash.parse(line)
+            if command is None:
+                await self.send(line)
+            elif not await self._command(command):
+                break
+
+    @contextlib.contextmanager
+    def _ctrl_c_cancels(self, turn: asyncio.Task[Any]) -> Iterator[None]:
+        """While inside, SIGINT (Ctrl+C on the terminal) cancels ``turn`` instead of the program.
+
+        Installed per turn: the input line handles Ctrl+C as a key between turns, and prompt_toolkit
+        resets the SIGINT handler when its prompt ends.
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, turn.cancel)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signal support (Windows)
+            yield
+            return
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    async def send(self, text: str) -> None:
+        """Run ``text`` as the next message of the conversation; return when the run has ended."""
+        from dependency_injector import providers
+
+        from quorum.application.execution import RunRequest
+
+        container = self._container
+        settings = container.settings()
+        renderer = human_renderer(self._display)
+        events: list[RunEvent] = []
+        container.renderer.override(providers.Object(_Tee(renderer, events.append)))
+        container.parent_run_id.override(providers.Object(self.conversation.parent_run_id))
+        if self._interactive:
+            ask_through(container, renderer, None, settings)
+        request = RunRequest(
+            task=text,
+            model_id=self._model_id,
+            system_prompt=system_prompt(settings),
+            params=settings.agent.execution_params(tools="all"),
+            history=self.conversation.history,
+        )
+
+        async def run() -> Any:
+            executor = container.tool_executor()
+            notes = await with_tool_notes(request.system_prompt, executor)  # MCP servers' instructions
+            return await container.run_agent().execute(request.model_copy(update={"system_prompt": notes}))
+
+        turn = asyncio.ensure_future(run())
+        try:
+            with self._ctrl_c_cancels(turn):
+                await turn
+        except asyncio.CancelledError:
+            if not turn.cancelled() or _cancelling():
+                raise  # the session itself is being cancelled (SIGTERM), not just this turn
+        except QuorumError as error:  # before the run started: a missing key, an unknown model
+            self._error(error)
+        finally:
+            renderer.close()
+        self._keep(events)
+        self._say_new_problems()
+
+    def _keep(self, events: list[RunEvent]) -> None:
+        started = next((e for e in events if isinstance(e, RunStarted)), None)
+        if started is None:
+            return
+        self.conversation.add_run(started.run_id, events)
+        finished = next((e for e in events if isinstance(e, RunFinished)), None)
+        if finished is not None:
+            self.spending.add(finished)
+            if finished.stop_reason == "awaiting_approval":  # hil_mode = "defer" in the configuration
+                from quorum.cli.render.words import approve_hint
+
+                self._note(printable(approve_hint(started.run_id)))
+
+    # -- slash commands -------------------------------------------------------------------------
+    async def _command(self, line: slash.SlashLine) -> bool:
+        """Run a slash command; False when the session should end."""
+        command = slash.find(line.name)
+        if command is None:
+            self._note(slash.unknown_message(line.name))
+            return True
+        try:
+            return await self._commands[command.name](line.argument)
+        except QuorumError as error:
+            self._error(error)
+            return True
+
+    async def _help(self, _: str) -> bool:
+        self._print(slash.help_text())
+        return True
+
+    async def _exit(self, _: str) -> bool:
+        return False
+
+    async def _model(self, argument: str) -> bool:
+        if not argument:
+            self._print(f"model: {self._model_id}")
+            return True
+        from quorum.cli.model_choice import choose_model
+
+        gateway = self._container.gateway()
+        model_id = gateway.resolve(choose_model(argument, self._container.env()))
+        gateway.session(model_id, None)  # a provider that cannot serve it says why now, not at the next message
+        self._model_id = model_id
+        self._print(f"model: {model_id} (the conversation goes on with it)")
+        return True
+
+    async def _tools(self, _: str) -> bool:
+        tools = list(await self._container.tool_executor().list_tools())
+        if not tools:
+            self._print("no tools are offered")
+            return True
+        width = max(len(tool.name) for tool in tools)
+        for tool in sorted(tools, key=lambda t: t.name):
+            risk = tool.risk.value + (" (some calls low)" if tool.per_call_risk else "")
+            first = (tool.description or "").strip().splitlines()[0:1]
+            self._print(f"  {printable(tool.name):<{width}}  {risk:<22} {printable(first[0]) if first else ''}")
+        return True
+
+    async def _review(self, argument: str) -> bool:
+        settings = self._container.settings()
+        if not argument:
+            self._print(f"review: {settings.review.hil_mode} (a person's step for high-risk calls)")
+            return True
+        if argument not in slash.REVIEW_MODES:
+            self._note(f"/review takes one of {', '.join(slash.REVIEW_MODES)}, not {printable(argument)!r}")
+            return True
+        from dependency_injector import providers
+
+        review = settings.review.model_copy(update={"hil_mode": argument})
+        self._container.settings.override(providers.Object(settings.model_copy(update={"review": review})))
+        self._print(f"review: {argument} from the next message on")
+        return True
+
+    async def _clear(self, _: str) -> bool:
+        self.conversation = Conversation()
+        self._print("new conversation")
+        return True
+
+    async def _resume(self, argument: str) -> bool:
+        if not argument:
+            self._note("/resume needs a run id (quorum logs list shows them)")
+            return True
+        from quorum.cli.commands.logs import resolve_run_id
+        from quorum.cli.run_setup import continuation_of
+
+        store = self._container.run_store()
+        run_id = resolve_run_id(store, argument) if store is not None else argument
+        continued = continuation_of(self._container, run_id)
+        self.conversation = Conversation.resumed(continued.parent_run_id, continued.history)
+        self._print(
+            f"resumed run {continued.parent_run_id} ({len(continued.history)} messages); "
+            f"model stays {self._model_id} (/model to change it)"
+        )
+        return True
+
+    async def _usage(self, _: str) -> bool:
+        self._print(f"this session: {self.spending.describe()}")
+        return True
+
+    async def _log(self, _: str) -> bool:
+        conversation = self.conversation
+        if conversation.resumed_from is None and not conversation.run_ids:
+            self._print("no runs in this conversation yet")
+            return True
+        if conversation.resumed_from is not None:
+            self._print(f"  {conversation.resumed_from}  (resumed)")
+        for run_id in conversation.run_ids:
+            self._print(f"  {run_id}")
+        self._print("quorum logs show ID shows a run in full")
+        return True
+
+    # -- writing ----------------------------------------------------------------------------------
+    def _print(self, text: str) -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def _note(self, text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    def _error(self, error: QuorumError) -> None:
+        from quorum.cli.errors import report
+
+        report(error)
+
+    def _say_new_problems(self) -> None:
+        problems = list(getattr(self._container.tool_executor(), "problems", ()))
+        redactor = self._container.redactor()
+        for problem in problems[self._problems_said :]:
+            self._note(f"quorum: warning: {printable(redactor.text(problem))}")
+        self._problems_said = len(problems)
+
+
+def _cancelling() -> bool:
+    """Whether the task running this code is itself being cancelled."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
