@@ -96,7 +96,8 @@ class Usage(BaseModel):
 class RunUsage(Usage):
     """A run's tokens: the agent model's and, apart, its reviewer models'.
 
-    ``input_tokens``/``output_tokens`` are the agent's own; ``reviewer_input_tokens`` and
+    ``input_tokens``/``output_tokens`` are the agent's own (MCP servers' sampling requests
+    included: they spend on the run's behalf); ``reviewer_input_tokens`` and
     ``reviewer_output_tokens`` what the reviewer models spent voting.
     """
 

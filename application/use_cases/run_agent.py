@@ -23,6 +23,8 @@ from quorum.application.run_context import current_run_events, current_run_id, c
 from quorum.application.tool_batch import RejectionCounter, ReviewerSpending, ToolBatch, TurnCalls
 from quorum.domain.errors import ProviderError, RunFailure
 from quorum.domain.events import (
+    McpSampling,
+    RunEvent,
     RunFinished,
     RunStarted,
     RunStopReason,
@@ -49,9 +51,11 @@ class _RunState:
     model_id: str = ""
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
-    """The agent model's tokens (the token budget counts these)."""
+    """The agent model's tokens and MCP servers' sampling (the token budget counts these)."""
     responses: list[Usage] = field(default_factory=list)
     """Each response's tokens, priced one by one (prices may depend on a request's size)."""
+    sampled: list[tuple[str, Usage]] = field(default_factory=list)
+    """Each MCP sampling request's model and tokens (``mcp_sampling`` events), priced apart."""
     reviewers: ReviewerSpending = field(default_factory=ReviewerSpending)
     last_text: str = ""
     pending: TurnCalls | None = None
@@ -84,6 +88,10 @@ class RunAgent:
 
     ``prices`` prices the agent's and the reviewer models' tokens for ``run_finished.cost``;
     without it, or when a model's price is unknown, the cost is None.
+
+    MCP sampling (a server asking for a model, reported by an ``mcp_sampling`` event emitted in
+    the run) spends on the run's behalf: its tokens join the agent's ``usage`` and the token
+    budget, and are priced with the model that served them.
     """
 
     def __init__(
@@ -121,7 +129,7 @@ class RunAgent:
         state = _RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_run_model.set(request.model_id)
-        current_run_events.set(self._observer.on_event)
+        current_run_events.set(lambda event: self._run_event(state, event))
         resumed = request.resume is not None
         self._observer.on_event(
             RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
@@ -143,6 +151,13 @@ class RunAgent:
             self._close_pending(session, state, f"not executed: {failure}")
             reason, detail = RunStopReason.ERROR, str(failure)
         return self._finish(state, reason, detail)
+
+    def _run_event(self, state: _RunState, event: RunEvent) -> None:
+        """An event adapters emit in this run (``current_run_events``): counted if it spent tokens."""
+        if isinstance(event, McpSampling) and event.model and event.usage.total_tokens:
+            state.usage = state.usage + event.usage
+            state.sampled.append((event.model, event.usage))
+        self._observer.on_event(event)
 
     async def _loop(
         self, request: RunRequest, session: LlmSession, state: _RunState
@@ -388,15 +403,16 @@ class RunAgent:
         )
 
     def _cost(self, state: _RunState) -> float | None:
-        """The agent's and the reviewer models' tokens in USD; None if any of their prices is unknown.
+        """The agent's, sampling's and the reviewer models' tokens in USD; None if a price is unknown.
 
-        Each response (each vote for a reviewer) is priced apart, as providers bill requests.
+        Each response (each vote for a reviewer, each sampling request) is priced apart, as
+        providers bill requests.
         """
         if self._prices is None or state.cost_before is None:
             return None
         total = state.cost_before
         spent = [(state.model_id, usage) for usage in state.responses if usage.total_tokens]
-        for model_id, usage in [*spent, *state.reviewers.votes]:
+        for model_id, usage in [*spent, *state.sampled, *state.reviewers.votes]:
             cost = self._prices.cost(model_id, usage)
             if cost is None:
                 return None

@@ -164,6 +164,8 @@ async def test_sampling_allowed_is_served_by_the_sampling_model_and_counted(tmp_
     assert (event.server, event.approved, event.decided_by) == ("ev", True, "config")
     assert (event.usage.input_tokens, event.usage.output_tokens) == (7, 3)
     assert event.model.endswith("#sampler") and event.max_tokens == 100  # the tool asks for 100
+    (finished,) = collected.of("run_finished")  # the scripted agent model spends nothing itself
+    assert (finished.usage.input_tokens, finished.usage.output_tokens) == (7, 3)
 
 
 async def test_sampling_answers_are_cut_at_the_max_tokens_cap(tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from quorum.application.execution import RunRequest
+from quorum.application.execution import ExecutionParams, RunRequest
+from quorum.application.run_context import emit_run_event
 from quorum.application.use_cases.run_agent import RunAgent
+from quorum.domain.events import McpSampling
 from quorum.domain.responses import RunUsage, Usage
 from quorum.domain.tools import RiskLevel
 from tests.fakes import (
@@ -100,3 +102,57 @@ async def test_reviewers_that_spend_nothing_do_not_make_the_cost_unknown() -> No
         RunRequest(task="t", model_id="fake:agent")
     )
     assert result.usage.reviewers == Usage() and result.cost == (6000 * 2.0 + 600 * 10.0) / 1e6
+
+
+async def _sampling_tool(_: dict[str, object]) -> str:
+    """A tool whose server asked for a model: the MCP client emits ``mcp_sampling`` in the run."""
+    usage = Usage(input_tokens=70, output_tokens=30)
+    emit_run_event(McpSampling(server="ev", approved=True, decided_by="config", model="fake:sampler", usage=usage))
+    emit_run_event(McpSampling(server="ev", approved=False, decided_by="config", error="refused"))  # spent nothing
+    return "sampled"
+
+
+def _sampling_agent(observer: RecordingObserver, prices: FixedPrices | None = None) -> RunAgent:
+    session = ScriptedSession(
+        [
+            calls(("sample", {}), usage=Usage(input_tokens=1000, output_tokens=100)),
+            text("done", usage=Usage(input_tokens=2000, output_tokens=200)),
+        ]
+    )
+    tools = FakeTools()
+    tools.add("sample", _sampling_tool)
+    return RunAgent(
+        gateway=FakeGateway(session),
+        executor=tools,
+        schema=JsonSchema(),
+        reviewer=ScriptedReviewer(),
+        observer=observer,
+        prices=prices,
+    )
+
+
+async def test_mcp_sampling_tokens_count_with_the_agents_priced_by_the_sampling_model() -> None:
+    observer = RecordingObserver()
+    prices = FixedPrices({"fake:agent": (2.0, 10.0), "fake:sampler": (100.0, 1000.0)})
+    result = await _sampling_agent(observer, prices).execute(RunRequest(task="t", model_id="fake:agent"))
+    assert result.usage == RunUsage(input_tokens=3070, output_tokens=330)
+    (finished,) = observer.of("run_finished")
+    assert finished.usage == result.usage
+    assert result.cost == round((3000 * 2.0 + 300 * 10.0 + 70 * 100.0 + 30 * 1000.0) / 1e6, 8)
+    assert prices.asked.count("fake:sampler") == 1  # the refused request is not priced
+    assert len(observer.of("mcp_sampling")) == 2  # and both are still reported
+
+
+async def test_a_sampling_model_without_a_price_makes_the_cost_unknown() -> None:
+    prices = FixedPrices({"fake:agent": (2.0, 10.0)})
+    result = await _sampling_agent(RecordingObserver(), prices).execute(RunRequest(task="t", model_id="fake:agent"))
+    assert result.cost is None and "fake:sampler" in prices.asked
+
+
+async def test_mcp_sampling_counts_against_the_token_budget() -> None:
+    # The agent alone spends 3300 tokens; with the server's sampling, 3400.
+    params = ExecutionParams(max_total_tokens=3350)
+    result = await _sampling_agent(RecordingObserver()).execute(
+        RunRequest(task="t", model_id="fake:agent", params=params)
+    )
+    assert result.stop_reason == "max_tokens" and "(3400 used)" in (result.detail or "")
