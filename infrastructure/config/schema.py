@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import ConfigDict, Field, field_validator
 
 from quorum.infrastructure.config.sections import AgentSettings, PluginsSettings, Section
+from quorum.infrastructure.engines.settings import EngineSettings
 from quorum.infrastructure.mcp.settings import McpSettings
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.secrets import SecretsSettings
@@ -32,6 +33,7 @@ class Settings(Section):
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
     plugins: PluginsSettings = Field(default_factory=PluginsSettings)
     secrets: SecretsSettings = Field(default_factory=SecretsSettings)
     extensions: dict[str, Any] = Field(default_factory=dict)

@@ -29,6 +29,8 @@ class ReviewSettings(Section):
             (and escalated under ``escalate_on_reject``). At least 1024; default 64 KiB.
         hil_mode: interactive (ask a human), auto_approve, auto_reject, or defer (do not wait: the
             run ends ``awaiting_approval`` and ``quorum approve``/``reject`` decide later).
+        approval_timeout: seconds a deferred call waits for a person under the Temporal engine
+            (default 24 h); then it is rejected and the run goes on.
         rules: ``[[review.rules]]`` policy tables (see ``quorum.domain.policy``), tried deny → ask →
             allow before any vote.
     """
@@ -40,6 +42,7 @@ class ReviewSettings(Section):
     escalate_on_reject: bool = False
     max_argument_bytes: int = Field(DEFAULT_MAX_ARGUMENT_BYTES, ge=1024)
     hil_mode: Literal["interactive", "auto_approve", "auto_reject", "defer"] = "interactive"
+    approval_timeout: float = Field(86400.0, gt=0)
     rules: list[PolicyRule] = Field(default_factory=list)
 
     @field_validator("rule")
