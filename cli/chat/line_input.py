@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, Final
 
@@ -37,7 +37,14 @@ class PipedLines:
 class TerminalLine:
     """One prompt_toolkit session for the whole chat: its history file, keys and completion."""
 
-    def __init__(self, history_file: Path | None, models: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self,
+        history_file: Path | None,
+        models: Callable[[], Iterable[str]],
+        *,
+        on_drawn: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_drawn`` is called once, when the first prompt has been drawn."""
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 
@@ -55,6 +62,13 @@ class TerminalLine:
             prompt_continuation=lambda width, line_number, wrap_count: " " * width,
             enable_history_search=False,
         )
+        if on_drawn is not None:
+
+            def drawn(_: Any) -> None:
+                self._session.app.after_render -= drawn
+                on_drawn()
+
+            self._session.app.after_render += drawn
 
     async def read(self) -> str | None:
         """The next message or slash command; ``INTERRUPT`` for Ctrl+C on an empty line; None at Ctrl+D."""
@@ -65,6 +79,21 @@ class TerminalLine:
         except EOFError:
             return None
         return text
+
+
+class FirstLineThen:
+    """A line source whose first line is a read already under way, then ``rest``'s lines."""
+
+    def __init__(self, first: Awaitable[str | None], rest: Any) -> None:
+        self._first: Awaitable[str | None] | None = first
+        self._rest = rest
+
+    async def read(self) -> str | None:
+        if self._first is not None:
+            first, self._first = self._first, None
+            return await first
+        line: str | None = await self._rest.read()
+        return line
 
 
 def _private_file(path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,8 +9,8 @@ from typing import Any
 import click
 
 from quorum.cli.commands.shared_options import config_option
-from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
+
+# Only click and the option decorators at import: ``quorum chat --help`` must stay fast.
 
 
 @click.command()
@@ -58,48 +57,48 @@ def chat(
         if not workspace.is_dir():
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
         overrides["tools"] = {"workspace": str(workspace.resolve())}
+    from quorum.cli.errors import handled
+    from quorum.cli.options import AppOptions
+
     interactive = sys.stdin.isatty()
     options = AppOptions(config_path=config_path, overrides=overrides, interactive=interactive)
     display_color = color
+    import asyncio
+
     with handled():
         raise SystemExit(
             asyncio.run(_chat(options, model, resume or continue_last, verbose=verbose, color=display_color))
         )
 
 
-async def _chat(options: AppOptions, model: str | None, resume_from: str | bool, *, verbose: bool, color: str) -> int:
-    from quorum.cli.chat.conversation import Conversation
+async def _chat(options: Any, model: str | None, resume_from: str | bool, *, verbose: bool, color: str) -> int:
+    """The session: on a terminal the prompt is drawn first and the rest is set up while a person types."""
+    import asyncio
+
+    print("quorum chat · /help lists commands · Ctrl+D leaves", file=sys.stderr, flush=True)
+    lines: Any
+    if options.interactive:
+        lines, ready = await _prompt_first(options, model, resume_from)
+    else:
+        from quorum.cli.chat.line_input import PipedLines
+
+        ready = _prepare(options, model, resume_from)
+        lines = PipedLines()
+    await _say(ready.banner(), prompt_active=options.interactive)
+
     from quorum.cli.chat.session import ChatSession
-    from quorum.cli.container import build_container, user_data_dir, workspace_of
-    from quorum.cli.model_choice import choose_model
-    from quorum.cli.name_checks import check_configured_names
-    from quorum.cli.run_setup import Display, continuation_of, require_sandbox
+    from quorum.cli.run_setup import Display, require_sandbox
     from quorum.cli.signals import signals_cancel_current_task
 
-    container = build_container(options)
-    settings = container.settings()
-    check_configured_names(container)
-    conversation = Conversation()
-    if resume_from:
-        run_id = None if resume_from is True else str(resume_from)
-        if run_id is not None and (store := container.run_store()) is not None:
-            from quorum.cli.commands.logs import resolve_run_id
-
-            run_id = resolve_run_id(store, run_id)
-        continued = continuation_of(container, run_id)
-        conversation = Conversation.resumed(continued.parent_run_id, continued.history)
-        model = model or continued.model
-    model_id = container.gateway().resolve(choose_model(model or settings.model, container.env()))
+    container = ready.container
     session = ChatSession(
         container,
-        model_id=model_id,
+        model_id=ready.model_id,
         display=Display(verbosity=1 if verbose else 0, color=color),
-        conversation=conversation,
+        conversation=ready.conversation,
         interactive=options.interactive,
     )
     executor = container.tool_executor()
-    lines = _line_source(options.interactive, container, user_data_dir())
-    _banner(model_id, workspace_of(settings), conversation)
     with signals_cancel_current_task() as received:
         try:
             await require_sandbox(container, executor, False)
@@ -118,26 +117,129 @@ async def _chat(options: AppOptions, model: str | None, resume_from: str | bool,
     return 0
 
 
-def _line_source(terminal: bool, container: Any, data_dir: Path) -> Any:
-    from quorum.cli.chat.line_input import PipedLines, TerminalLine
+class _Ready:
+    """What a chat needs, set up: the container, the model and the conversation to go on with."""
 
-    if not terminal:
-        return PipedLines()
+    def __init__(self, container: Any, model_id: str, conversation: Any) -> None:
+        self.container = container
+        self.model_id = model_id
+        self.conversation = conversation
 
-    def models() -> list[str]:
+    def models(self) -> list[str]:
+        """Model ids ``/model`` completes: those the configuration names, and its aliases."""
         from quorum.cli.container import known_models
 
-        settings = container.settings()
+        settings = self.container.settings()
         return [*known_models(settings), *settings.aliases]
 
-    return TerminalLine(data_dir / "chat_history", models)
+    def banner(self) -> str:
+        from quorum.cli.container import workspace_of
+        from quorum.infrastructure.terminal_text import printable
+
+        workspace = workspace_of(self.container.settings())
+        lines = [f"model {printable(self.model_id)} · workspace {printable(str(workspace))}"]
+        if self.conversation.resumed_from is not None:
+            resumed = self.conversation
+            lines.append(f"continuing run {resumed.resumed_from} ({len(resumed.history)} messages)")
+        return "\n".join(lines)
 
 
-def _banner(model_id: str, workspace: Path, conversation: Any) -> None:
-    from quorum.infrastructure.terminal_text import printable
+def _prepare(options: Any, model: str | None, resume_from: str | bool) -> _Ready:
+    """Build the container, check the configured names, pick the model, load a resumed conversation.
 
-    lines = [f"quorum chat · {printable(model_id)} · workspace {printable(str(workspace))}"]
-    if conversation.resumed_from is not None:
-        lines.append(f"continuing run {conversation.resumed_from} ({len(conversation.history)} messages)")
-    lines.append("Type a message and press Enter. /help lists commands; Ctrl+D leaves.")
-    print("\n".join(lines), file=sys.stderr, flush=True)
+    Raises:
+        QuorumError: a configuration or usage error (reported by the caller, as for ``run``).
+    """
+    from quorum.cli.chat.conversation import Conversation
+    from quorum.cli.container import build_container
+    from quorum.cli.model_choice import choose_model
+    from quorum.cli.name_checks import check_configured_names
+    from quorum.cli.run_setup import continuation_of
+
+    container = build_container(options)
+    settings = container.settings()
+    check_configured_names(container)
+    conversation = Conversation()
+    if resume_from:
+        run_id = None if resume_from is True else str(resume_from)
+        if run_id is not None and (store := container.run_store()) is not None:
+            from quorum.cli.commands.logs import resolve_run_id
+
+            run_id = resolve_run_id(store, run_id)
+        continued = continuation_of(container, run_id)
+        conversation = Conversation.resumed(continued.parent_run_id, continued.history)
+        model = model or continued.model
+    # Aliases and bare model names become provider:model here, so the run log and prices see the real model.
+    model_id = container.gateway().resolve(choose_model(model or settings.model, container.env()))
+    container.gateway().session(model_id, None)  # an unknown provider or a missing key: said now, not after typing
+    return _Ready(container, model_id, conversation)
+
+
+_WARM_MODULES = (
+    "quorum.cli.container",
+    "quorum.cli.chat.session",
+    "quorum.cli.model_choice",
+    "quorum.cli.name_checks",
+    "quorum.cli.render.human",
+    "quorum.application.use_cases.run_agent",
+    "rich.console",
+    "rich.markdown",
+    "rich.live",
+)
+"""Imported in a thread while the prompt waits for the first keys (imports hold no loop state)."""
+
+
+def _warm_imports() -> None:
+    import importlib
+
+    for name in _WARM_MODULES:
+        importlib.import_module(name)
+
+
+async def _prompt_first(options: Any, model: str | None, resume_from: str | bool) -> tuple[Any, _Ready]:
+    """Draw the prompt at once, then set up while the person types the first message.
+
+    Most of a chat's start is importing and validating (the configuration, the plugins, the
+    model): done before the prompt, it would keep a person waiting for the first keystroke. The
+    first line typed is answered once the set-up is done; a set-up error ends the chat as it
+    would end ``quorum run``.
+    """
+    import asyncio
+
+    import platformdirs
+
+    from quorum.cli.chat.line_input import FirstLineThen, TerminalLine
+
+    models: list[str] = []
+    drawn = asyncio.Event()
+    terminal = TerminalLine(
+        Path(platformdirs.user_data_dir("quorum")) / "chat_history", lambda: models, on_drawn=drawn.set
+    )
+    first = asyncio.ensure_future(terminal.read())
+    waiting = asyncio.ensure_future(drawn.wait())
+    try:
+        await asyncio.wait({first, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.to_thread(_warm_imports)
+        ready = _prepare(options, model, resume_from)
+    except BaseException:
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)  # the prompt gives the terminal back
+        raise
+    finally:
+        waiting.cancel()
+    models.extend(ready.models())
+    return FirstLineThen(first, terminal), ready
+
+
+async def _say(text: str, *, prompt_active: bool) -> None:
+    """Print ``text`` on stderr, above the prompt when one is drawn."""
+
+    def write() -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    if not prompt_active:
+        write()
+        return
+    from prompt_toolkit.application import run_in_terminal
+
+    await run_in_terminal(write)

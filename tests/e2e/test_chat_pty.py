@@ -208,3 +208,26 @@ def test_model_switch_review_mode_and_unknown_commands(cli: Cli, chat: Any) -> N
     _send(child, "/exit")
     child.expect(pexpect.EOF)
     assert not (cli.workspace / "x.txt").exists()
+
+
+def test_a_setup_error_after_the_prompt_is_drawn_ends_the_chat_as_run_would(cli: Cli) -> None:
+    env = {**cli.env, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1"}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "quorum.cli.main", "chat", "--model", "nosuch:model"],
+        cwd=str(cli.workspace),
+        env=env,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    child.expect_exact("quorum: error:")
+    child.expect(pexpect.EOF)
+    child.wait()
+    assert child.exitstatus == 2  # a usage error, as `quorum run --model nosuch:model` exits
+
+
+def test_chat_reads_messages_from_a_pipe_one_per_line(cli: Cli) -> None:
+    model = _script(cli, [{"text": "first answer"}, {"text": "second answer"}])
+    result = cli("chat", "--model", model, input="one\n/usage\ntwo\n")
+    assert result.code == 0, result.stderr
+    assert result.stdout.count("answer") == 2 and "this session: 1 run ·" in result.stdout
