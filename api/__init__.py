@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from quorum.agent import Agent, RunResult
+    from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
     from quorum.domain.events import RunEvent
     from quorum.domain.policy import PolicyRule
     from quorum.infrastructure.tools.function_tool import Tool, tool
@@ -41,11 +42,15 @@ _EXPORTS = {
     "ToolContext": "quorum.infrastructure.tools.tool_context",
     "PolicyRule": "quorum.domain.policy",
     "RunEvent": "quorum.domain.events",
+    "ElicitationRequest": "quorum.domain.elicitation",
+    "ElicitationAnswer": "quorum.domain.elicitation",
 }
 
 __all__ = [
     "Agent",
     "Decision",
+    "ElicitationAnswer",
+    "ElicitationRequest",
     "PolicyRule",
     "Review",
     "ReviewRequest",

@@ -8,9 +8,10 @@ event stream (see docs/decisions/060-python-api.md).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -18,9 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from quorum.application.execution import DEFAULT_SYSTEM_PROMPT, LoopLimits, RunRequest
 from quorum.application.execution import RunResult as LoopResult
+from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
 from quorum.infrastructure.plugins.hookspecs import hookimpl
+from quorum.infrastructure.tools.blocking import run_blocking
 from quorum.infrastructure.tools.function_tool import Tool, tool
 from quorum.review import CallbackPrompt, Review
 
@@ -39,6 +42,12 @@ BUILTIN_SETS: dict[str, tuple[str, ...]] = {
 
 AGENT_KEYS = frozenset(LoopLimits.model_fields)
 """The ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…)."""
+
+ElicitationReply = ElicitationAnswer | Mapping[str, Any] | None
+"""What an ``on_elicitation`` callback returns: an answer, the values to accept with, or None (decline)."""
+
+ElicitationHandler = Callable[[ElicitationRequest], "ElicitationReply | Awaitable[ElicitationReply]"]
+"""``Agent(on_elicitation=…)``: sync or async; a sync callback runs in a worker thread."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,11 @@ class Agent:
             call that needs a review is rejected.
         providers: ``[providers.NAME]`` tables, e.g. ``{"local": {"type": "openai", "base_url": …}}``.
         mcp_servers: ``[mcp.servers.NAME]`` tables; their tools are offered.
+        on_elicitation: answers MCP servers' requests for input (``elicitation/create``, form
+            mode): called with an ``ElicitationRequest`` (server, message, the fields' JSON
+            schema), returns an ``ElicitationAnswer`` (accept with ``content``, decline, cancel),
+            a mapping (accept with these values) or None (decline). Fields left out take the
+            schema's defaults. Sync or async. Without it every request is declined.
         workspace: the directory built-in tools act in (default: the current directory).
         config: None reads no file and no ``QUORUM_*`` variable; a path reads that file (keyword
             arguments win). ``Agent.from_config`` layers quorum.toml files as the CLI does.
@@ -94,6 +108,7 @@ class Agent:
         review: Review | None = None,
         providers: Mapping[str, Mapping[str, Any]] | None = None,
         mcp_servers: Mapping[str, Mapping[str, Any]] | None = None,
+        on_elicitation: ElicitationHandler | None = None,
         workspace: str | Path | None = None,
         config: str | Path | _CliLayering | None = None,
         run_log: bool | str | Path = False,
@@ -106,6 +121,9 @@ class Agent:
             raise TypeError(f"builtins must be one of {', '.join(BUILTIN_SETS)}, got {builtins!r}")
         self._tools = tuple(t if isinstance(t, Tool) else tool(t) for t in tools)
         self._review = review or Review()
+        if on_elicitation is not None and not callable(on_elicitation):
+            raise TypeError(f"on_elicitation must be callable, got {type(on_elicitation).__name__}")
+        self._on_elicitation = _ElicitationCallback(on_elicitation) if on_elicitation is not None else None
         self._run_log = run_log
         self._layers: Literal["none", "file", "all"]
         if isinstance(config, _CliLayering):
@@ -203,7 +221,9 @@ class Agent:
 
     def _compose(self) -> Container:
         if self._container is None:
-            self._container = _container(self._layers, self._config_path, self._data, self._tools, self._review)
+            self._container = _container(
+                self._layers, self._config_path, self._data, self._tools, self._review, self._on_elicitation
+            )
             self._container.settings()  # validate now
         return self._container
 
@@ -310,6 +330,7 @@ def _container(
     data: dict[str, Any],
     tools: Sequence[Tool[..., Any]],
     review: Review,
+    on_elicitation: _ElicitationCallback | None = None,
 ) -> Container:
     """The CLI's composition, fed from arguments.
 
@@ -325,6 +346,7 @@ def _container(
     overrides: dict[str, Any] = {
         "extra_plugins": [(f"quorum.agent.tools.{uuid.uuid4().hex[:8]}", _ToolsPlugin(tools))] if tools else [],
         "human_prompt": CallbackPrompt(human) if human is not None else None,
+        "on_elicitation": on_elicitation,
     }
     if layers == "all":
         options = AppOptions(config_path=config_path, overrides=data, interactive=human is not None)
@@ -336,6 +358,31 @@ def _container(
     raw = RawConfig(merged, origins, tuple(str(config_path) for _ in stack[:-1]))
     options = AppOptions(interactive=human is not None)
     return build_container(options, env=env, raw_config=raw, **overrides)
+
+
+class _ElicitationCallback:
+    """Adapts an ``on_elicitation`` handler to the MCP client's callback (async, an answer always)."""
+
+    def __init__(self, handler: ElicitationHandler) -> None:
+        self._handler = handler
+
+    async def __call__(self, request: ElicitationRequest) -> ElicitationAnswer:
+        handler = self._handler
+        if inspect.iscoroutinefunction(handler):
+            reply = await handler(request)
+        else:
+            reply = await run_blocking(lambda _stop: handler(request))
+            if inspect.isawaitable(reply):
+                reply = await reply
+        if reply is None:
+            return ElicitationAnswer(action="decline")
+        if isinstance(reply, ElicitationAnswer):
+            return reply
+        if isinstance(reply, Mapping):
+            return ElicitationAnswer(action="accept", content=dict(reply))
+        raise TypeError(
+            f"on_elicitation returned {type(reply).__name__}; expected an ElicitationAnswer, a mapping or None"
+        )
 
 
 class _ToolsPlugin:

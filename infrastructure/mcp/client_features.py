@@ -10,7 +10,8 @@ the run it serves; the SDK declares the capabilities (``roots`` with ``listChang
   the request's ``maxTokens`` lowered to ``sampling_max_tokens``; an ``mcp_sampling`` event says
   what happened and what it spent.
 - elicitation (form mode): answered by the Python API's callback, else on the terminal (see
-  ``elicitation_form``), else declined; URL mode is always declined. An ``mcp_elicitation`` event
+  ``elicitation_form``), else declined; URL mode is always declined. Fields an accepted answer
+  leaves out take the schema's defaults (SEP-1034). An ``mcp_elicitation`` event
   records the action and the field names, never the values.
 - logging: ``logging/setLevel`` to ``log_level`` when set; each message becomes an ``mcp_log``.
 - progress: each call carries a progress token; notifications are reported as the call's
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -250,6 +251,8 @@ class ClientFeatures:
             answer, decided_by = await ask_form(self._prompt, request), "human"
         else:
             answer, decided_by = ElicitationAnswer(action="decline"), "auto"
+        if answer.action == "accept":
+            answer = answer.model_copy(update={"content": with_defaults(schema, answer.content)})
         self._elicited(message, answer, decided_by)
         if answer.action == "accept":
             return ElicitResult(action="accept", content=dict(answer.content))
@@ -269,6 +272,21 @@ class ClientFeatures:
             self._emit(event)
         else:
             self._held = [*self._held[-(_HELD - 1) :], event]
+
+
+def with_defaults(schema: Mapping[str, Any], content: Mapping[str, Any]) -> dict[str, Any]:
+    """``content`` with each field it leaves out that has a ``default`` in ``schema`` set to it.
+
+    MCP form mode (SEP-1034): a schema's defaults are the answer for fields the person or the
+    callback did not give, so an accepted answer always carries them.
+    """
+    filled = dict(content)
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for name, field in properties.items():
+            if name not in filled and isinstance(field, Mapping) and "default" in field:
+                filled[name] = field["default"]
+    return filled
 
 
 class _ProgressReporter:
