@@ -411,7 +411,10 @@ class McpServerConnection:
         except Exception as error:  # a server that needs a login says so, with the command to run
             from quorum.infrastructure.mcp.auth.oauth import find_login_required
 
-            raise find_login_required(error) or error
+            login = find_login_required(error)
+            if login is not None:
+                raise login from None
+            raise
         await self.features.connected(client)
         return client
 
