@@ -8,6 +8,7 @@ prompt_toolkit is imported only here, when a chat starts.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import sys
@@ -62,16 +63,28 @@ class TerminalLine:
             prompt_continuation=lambda width, line_number, wrap_count: " " * width,
             enable_history_search=False,
         )
+        self._on_drawn = on_drawn
         if on_drawn is not None:
 
             def drawn(_: Any) -> None:
                 self._session.app.after_render -= drawn
-                on_drawn()
+                self._fire_drawn()
 
             self._session.app.after_render += drawn
 
+    def _fire_drawn(self) -> None:
+        on_drawn, self._on_drawn = self._on_drawn, None
+        if on_drawn is not None:
+            on_drawn()
+
     async def read(self) -> str | None:
         """The next message or slash command; ``INTERRUPT`` for Ctrl+C on an empty line; None at Ctrl+D."""
+        from prompt_toolkit.utils import is_dumb_terminal
+
+        if self._on_drawn is not None and is_dumb_terminal():
+            # A dumb terminal gets prompt_toolkit's plain prompt, which renders no screen (so no
+            # after-render event): its prompt is out as soon as the read has started.
+            asyncio.get_running_loop().call_soon(self._fire_drawn)
         try:
             text: str = await self._session.prompt_async(PROMPT)
         except KeyboardInterrupt:
