@@ -3,7 +3,8 @@
 Known: each provider's ``api_key`` and the variable its ``api_key_env`` names (and the default
 variables of every provider kind, configured or not), provider and MCP ``headers`` values, MCP
 ``env`` values, the variables listed in ``[secrets] redact_env``, the keys stored with
-``quorum keys set``, and the MCP OAuth tokens stored with ``quorum mcp login``. Their values are redacted
+``quorum keys set``, the MCP OAuth tokens stored with ``quorum mcp login``, and the password of
+``[storage] url``. Their values are redacted
 from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
 removed from the environment of every child process.
 """
@@ -105,6 +106,9 @@ def collect_secrets(
         if secret:
             found.append(Secret(f"mcp.servers.{server}.auth.client_secret", _expand(secret, env)))
             names.update(_VAR.findall(secret))
+    storage_secrets, storage_names = settings.storage.secret_values(env)  # [storage] url's password
+    found.extend(Secret(name, value) for name, value in storage_secrets)
+    names.update(storage_names)
     names.update(settings.secrets.redact_env)
     found.extend(Secret(f"keys.{name}", value) for name, value in sorted((stored_keys or {}).items()))
     found.extend(Secret(name, value) for name, value in sorted((stored_tokens or {}).items()))

@@ -1,7 +1,7 @@
-"""Built-in plugin ``quorum.sqlite``: the SQLite run store, registered as store ``sqlite``.
+"""Built-in plugin ``quorum.sqlite``: the run stores ``sqlite`` and ``postgres`` (``[storage] backend``).
 
-Registration and the factory are cheap: the factory only works out the path; the file is opened
-(and created, and migrated) by the store's first use.
+Registration and the factories are cheap: they only work out the path or URL; the file or database
+is opened (and created, and migrated) by the store's first use, and psycopg is imported only then.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.plugins.registries import StoreRegistry
@@ -17,6 +18,7 @@ from quorum.infrastructure.storage.settings import StorageSettings
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.storage.postgres_store import PostgresRunStore
     from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 
 DB_ENV = "QUORUM_DB"
@@ -55,6 +57,24 @@ def sqlite_store(context: StoreContext) -> SqliteRunStore:
     return SqliteRunStore(database_path(context.settings, context.env, context.data_dir))
 
 
+def postgres_store(context: StoreContext) -> PostgresRunStore:
+    """The PostgreSQL run log at ``[storage] url`` (shared by workers on several machines).
+
+    Raises:
+        ConfigurationError: no ``url`` is configured, or psycopg is not installed.
+    """
+    from quorum.infrastructure.storage.postgres_store import PostgresRunStore, import_psycopg
+
+    url = context.settings.storage.resolved_url(context.env)
+    if not url:
+        raise ConfigurationError(
+            'backend = "postgres" needs [storage] url, e.g. "postgresql://USER@HOST/DATABASE"', key="storage.url"
+        )
+    import_psycopg()  # a missing extra is a configuration error now, not at the first write
+    return PostgresRunStore(url)
+
+
 @hookimpl
 def quorum_register_stores(registry: StoreRegistry) -> None:
     registry.add("sqlite", sqlite_store)
+    registry.add("postgres", postgres_store)

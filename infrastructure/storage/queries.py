@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 import statistics
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -63,6 +64,17 @@ def _excerpt(haystack: str, needle: str) -> str:
 
 def _model_text_matches(conn: sqlite3.Connection, needle: str) -> list[tuple[str, str, int, str]]:
     """Turns whose coalesced model text contains ``needle`` (a match may span text deltas)."""
+    rows = conn.execute(
+        "SELECT run_id, turn, json_extract(data, '$.text') FROM events WHERE type = 'text' ORDER BY run_id, seq"
+    )
+    return model_text_hits(rows, needle)
+
+
+def model_text_hits(rows: Iterable[Sequence[Any]], needle: str) -> list[tuple[str, str, int, str]]:
+    """(``text``, run, turn, body) of the turns whose joined text deltas contain ``needle``.
+
+    ``rows`` are (run_id, turn, delta) ordered by run, then sequence.
+    """
     wanted = needle.lower()
     hits: list[tuple[str, str, int, str]] = []
     current: tuple[str, int] | None = None
@@ -72,9 +84,6 @@ def _model_text_matches(conn: sqlite3.Connection, needle: str) -> list[tuple[str
         if current is not None and wanted in (body := "".join(parts)).lower():
             hits.append(("text", current[0], current[1], body))
 
-    rows = conn.execute(
-        "SELECT run_id, turn, json_extract(data, '$.text') FROM events WHERE type = 'text' ORDER BY run_id, seq"
-    )
     for run_id, turn, piece in rows:
         if (run_id, turn) != current:
             close()
@@ -103,6 +112,16 @@ def search(conn: sqlite3.Connection, text: str, limit: int) -> list[SearchHit]:
             f"SELECT id, started_at, rowid FROM runs WHERE id IN ({','.join('?' * len(ids))})", ids
         )
     }
+    return rank_hits(found, runs, text, limit)
+
+
+def rank_hits(
+    found: list[tuple[Any, ...]], runs: dict[str, tuple[float, int]], text: str, limit: int
+) -> list[SearchHit]:
+    """``found`` (where, run_id, turn, body) as hits: newest run first, then in the run's order.
+
+    ``runs`` maps each run id to (started_at, insertion order).
+    """
     found.sort(key=lambda r: (-runs[r[1]][0], -runs[r[1]][1], r[2] or 0, _ORDER[r[0]]))
     return [
         SearchHit(
@@ -121,17 +140,24 @@ def _median(values: list[float]) -> float | None:
 
 
 def _tool_stats(conn: sqlite3.Connection) -> tuple[ToolStats, ...]:
+    return tool_stats_of(
+        conn.execute(
+            "SELECT json_extract(data, '$.name'), json_extract(data, '$.is_error'),"
+            " json_extract(data, '$.is_rejected'), json_extract(data, '$.duration_ms')"
+            " FROM events WHERE type = 'tool_result'"
+        )
+    )
+
+
+def tool_stats_of(rows: Iterable[Sequence[Any]]) -> tuple[ToolStats, ...]:
+    """Per-tool figures from (name, is_error, is_rejected, duration_ms) of every ``tool_result``."""
     calls: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # calls, errors, rejected
     durations: dict[str, list[float]] = defaultdict(list)
-    for name, is_error, is_rejected, duration in conn.execute(
-        "SELECT json_extract(data, '$.name'), json_extract(data, '$.is_error'),"
-        " json_extract(data, '$.is_rejected'), json_extract(data, '$.duration_ms')"
-        " FROM events WHERE type = 'tool_result'"
-    ):
+    for name, is_error, is_rejected, duration in rows:
         counts = calls[name]
         counts[0] += 1
-        counts[1] += is_error
-        counts[2] += is_rejected
+        counts[1] += int(is_error)
+        counts[2] += int(is_rejected)
         if not is_rejected and duration:  # rejected and unexecuted calls took no time of their own
             durations[name].append(duration)
     ranked = sorted(calls.items(), key=lambda item: (-item[1][0], item[0]))
@@ -149,13 +175,20 @@ def _tool_stats(conn: sqlite3.Connection) -> tuple[ToolStats, ...]:
 
 
 def _reviewer_stats(conn: sqlite3.Connection) -> tuple[ReviewerStats, ...]:
+    return reviewer_stats_of(
+        conn.execute(
+            "SELECT json_extract(v.value, '$.reviewer'), json_extract(v.value, '$.verdict'),"
+            " json_extract(v.value, '$.latency_ms') FROM events e, json_each(e.data, '$.votes') v"
+            " WHERE e.type = 'review'"
+        )
+    )
+
+
+def reviewer_stats_of(rows: Iterable[Sequence[Any]]) -> tuple[ReviewerStats, ...]:
+    """Per-reviewer figures from (reviewer, verdict, latency_ms) of every vote."""
     verdicts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     latencies: dict[str, list[float]] = defaultdict(list)
-    for reviewer, verdict, latency in conn.execute(
-        "SELECT json_extract(v.value, '$.reviewer'), json_extract(v.value, '$.verdict'),"
-        " json_extract(v.value, '$.latency_ms') FROM events e, json_each(e.data, '$.votes') v"
-        " WHERE e.type = 'review'"
-    ):
+    for reviewer, verdict, latency in rows:
         verdicts[reviewer][verdict] += 1
         if latency is not None:
             latencies[reviewer].append(latency)

@@ -1,8 +1,14 @@
-"""Runs driven through the real RunAgent, with fakes for the model and tools, recorded to real SQLite."""
+"""Runs driven through the real RunAgent, with fakes for the model and tools, recorded to a real run log.
+
+Tests of the port take ``store`` (or ``backend`` to open more stores on the same log): they run
+against both backends, SQLite in a temporary file and PostgreSQL in a fresh database of a real
+server the session starts (``tests/support/postgres.py``). Under CI a missing PostgreSQL fails them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +28,7 @@ from tests.fakes import (
     ScriptedReviewer,
     ScriptedSession,
 )
+from tests.support.postgres import PostgresServer, start_server
 
 
 @dataclass
@@ -37,7 +44,7 @@ class Tee:
 
 @dataclass
 class RecordedRun:
-    store: SqliteRunStore
+    store: Any
     session: ScriptedSession = field(default_factory=lambda: ScriptedSession([]))
     tools: FakeTools = field(default_factory=FakeTools)
     reviewer: Any = None
@@ -74,13 +81,57 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "log" / "runs.db"
 
 
-@pytest.fixture
-def store(db_path: Path) -> Iterator[SqliteRunStore]:
-    store = SqliteRunStore(db_path)
-    yield store
-    store.close()
+@dataclass
+class Backend:
+    """One run log under test: ``open()`` gives a new store on it (another connection, as another process)."""
+
+    name: str
+    open: Callable[[], Any]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the session; missing binaries fail under CI, skip (with why) elsewhere."""
+    try:
+        server = start_server()
+    except FileNotFoundError as missing:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI must test the PostgreSQL store: {missing}")
+        pytest.skip(f"no PostgreSQL server here: {missing}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Backend]:
+    opened: list[Any] = []
+
+    def opener(factory: Callable[[], Any]) -> Callable[[], Any]:
+        def open_store() -> Any:
+            opened.append(factory())
+            return opened[-1]
+
+        return open_store
+
+    if request.param == "sqlite":
+        yield Backend("sqlite", opener(lambda: SqliteRunStore(db_path)))
+    else:
+        from quorum.infrastructure.storage.postgres_store import PostgresRunStore
+
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        url = server.new_database()
+        yield Backend("postgres", opener(lambda: PostgresRunStore(url)))
+    for each in opened:
+        each.close()
 
 
 @pytest.fixture
-def recorded(store: SqliteRunStore) -> RecordedRun:
+def store(backend: Backend) -> Any:
+    return backend.open()
+
+
+@pytest.fixture
+def recorded(store: Any) -> RecordedRun:
     return RecordedRun(store)

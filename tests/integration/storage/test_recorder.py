@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from quorum.application.execution import RunRequest
@@ -13,7 +12,6 @@ from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.errors import RunFailure
 from quorum.domain.events import RunStarted, TextDelta, TurnStarted
 from quorum.infrastructure.storage.recorder import RunRecorder
-from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import (
     FakeGateway,
     FakeTools,
@@ -24,41 +22,41 @@ from tests.fakes import (
     calls,
     text,
 )
-from tests.integration.storage.conftest import Tee
+from tests.integration.storage.conftest import Backend, Tee
 
 
-def committed(path: Path, run_id: str) -> list[str]:
+def committed(backend: Backend, run_id: str) -> list[str]:
     """Event types another connection sees (what a crash would leave)."""
-    reader = SqliteRunStore(path)
+    reader = backend.open()
     try:
         return [e.event.type for e in reader.load_events(run_id)]
     finally:
         reader.close()
 
 
-async def test_events_are_committed_before_the_run_next_waits(store: SqliteRunStore, db_path: Path) -> None:
+async def test_events_are_committed_before_the_run_next_waits(store: Any, backend: Backend) -> None:
     recorder = RunRecorder(store)
     recorder.on_event(RunStarted(run_id="r", model="m:x", task="t"))
-    assert committed(db_path, "r") == ["run_started"]  # written at once
+    assert committed(backend, "r") == ["run_started"]  # written at once
     recorder.on_event(TurnStarted(turn=1))
     recorder.on_event(TextDelta(text="a"))
     recorder.on_event(TextDelta(text="b"))
-    assert committed(db_path, "r") == ["run_started"]  # a burst is buffered while the run is busy...
+    assert committed(backend, "r") == ["run_started"]  # a burst is buffered while the run is busy...
     await asyncio.sleep(0)  # ...and written as soon as it yields to the event loop
-    assert committed(db_path, "r") == ["run_started", "turn_started", "text", "text"]
+    assert committed(backend, "r") == ["run_started", "turn_started", "text", "text"]
 
 
-def test_without_an_event_loop_each_event_is_written_at_once(store: SqliteRunStore, db_path: Path) -> None:
+def test_without_an_event_loop_each_event_is_written_at_once(store: Any, backend: Backend) -> None:
     recorder = RunRecorder(store)
     recorder.on_event(RunStarted(run_id="r", model="m:x", task="t"))
     recorder.on_event(TurnStarted(turn=1))
-    assert committed(db_path, "r") == ["run_started", "turn_started"]
+    assert committed(backend, "r") == ["run_started", "turn_started"]
 
 
 class FailingAfter:
     """A real store whose append fails from the ``n``-th call on (a full disk, a lock held too long)."""
 
-    def __init__(self, store: SqliteRunStore, n: int) -> None:
+    def __init__(self, store: Any, n: int) -> None:
         self.store, self.n, self.calls = store, n, 0
 
     def start_run(self, header: RunHeader) -> None:
@@ -74,7 +72,7 @@ class FailingAfter:
         return getattr(self.store, name)
 
 
-async def test_a_failing_store_stops_recording_but_never_the_run(store: SqliteRunStore) -> None:
+async def test_a_failing_store_stops_recording_but_never_the_run(store: Any) -> None:
     failing = FailingAfter(store, n=3)
     errors: list[Exception] = []
     recorder = RunRecorder(failing, on_error=errors.append)  # type: ignore[arg-type]

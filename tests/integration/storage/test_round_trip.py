@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +14,8 @@ from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage, TextBlock, Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import RiskLevel, ToolCall
-from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import calls, text
-from tests.integration.storage.conftest import RecordedRun
+from tests.integration.storage.conftest import Backend, RecordedRun
 
 
 async def echo(args: dict[str, Any]) -> str:
@@ -81,10 +79,10 @@ async def test_recorded_events_equal_the_emitted_events(recorded: RecordedRun, s
     assert all(a.at <= b.at for a, b in itertools.pairwise(stored))
 
 
-async def test_a_fresh_store_on_the_same_file_reads_the_same_run(recorded: RecordedRun, db_path: Path) -> None:
+async def test_a_fresh_store_on_the_same_log_reads_the_same_run(recorded: RecordedRun, backend: Backend) -> None:
     script_three_turns(recorded)
     await recorded.run()
-    other = SqliteRunStore(db_path)
+    other = backend.open()
     try:
         assert [e.event for e in other.load_events("run-1")] == recorded.seen.events
         run = other.get_run("run-1")
@@ -157,7 +155,7 @@ async def test_search_finds_text_across_streamed_deltas_and_tool_output(recorded
     assert recorded.store.search("100%") == []  # LIKE wildcards are literal
 
 
-async def test_runs_are_listed_newest_first_and_last_run_id_follows(store: SqliteRunStore) -> None:
+async def test_runs_are_listed_newest_first_and_last_run_id_follows(store: Any) -> None:
     for n in range(3):
         r = RecordedRun(store)
         r.session.script = [text(f"answer {n}")]
@@ -167,7 +165,7 @@ async def test_runs_are_listed_newest_first_and_last_run_id_follows(store: Sqlit
     assert store.last_run_id() == "run-2"
 
 
-async def test_a_continued_run_carries_the_whole_conversation(store: SqliteRunStore) -> None:
+async def test_a_continued_run_carries_the_whole_conversation(store: Any) -> None:
     first = RecordedRun(store)
     first.tools.add("read", echo)
     first.session.script = [calls(("read", {"p": "x"})), text("x says hi")]
@@ -187,7 +185,7 @@ async def test_a_continued_run_carries_the_whole_conversation(store: SqliteRunSt
 
 
 async def test_continuing_a_run_that_stopped_on_tool_results_merges_the_user_turns(
-    store: SqliteRunStore,
+    store: Any,
 ) -> None:
     first = RecordedRun(store)
     first.tools.add("rm", echo, risk=RiskLevel.HIGH)
@@ -226,7 +224,7 @@ async def test_a_cancelled_run_is_recorded_to_its_end(recorded: RecordedRun) -> 
     assert recorded.store.get_run("run-1").status == "cancelled"  # type: ignore[union-attr]
 
 
-def test_unknown_runs(store: SqliteRunStore) -> None:
+def test_unknown_runs(store: Any) -> None:
     assert store.get_run("nope") is None
     assert store.load_events("nope") == []
     assert store.last_run_id() is None
@@ -245,7 +243,7 @@ async def test_a_run_id_cannot_be_recorded_twice(recorded: RecordedRun) -> None:
     assert recorded.store.get_run("run-1").output == "one"  # type: ignore[union-attr]
 
 
-async def test_continuation_of_the_last_run_or_a_named_one(store: SqliteRunStore) -> None:
+async def test_continuation_of_the_last_run_or_a_named_one(store: Any) -> None:
     with pytest.raises(UsageError, match="the run log is empty"):
         continuation(store)
     for run_id, answer in (("run-a", "first"), ("run-b", "second")):

@@ -1,21 +1,22 @@
-"""Run-log upkeep for ``logs show PREFIX``, ``logs list`` filters and ``logs rm``, on a real SQLite file."""
+"""Run-log upkeep for ``logs show PREFIX``, ``logs list`` filters and ``logs rm``, on both real backends."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from quorum.application.ports.run_store import RunHeader
 from quorum.cli.commands.logs import resolve_run_id
 from quorum.domain.errors import UsageError
-from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
+from tests.integration.storage.conftest import Backend
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteRunStore:
-    store = SqliteRunStore(tmp_path / "runs.db")
+def store(backend: Backend) -> Iterator[Any]:
+    store = backend.open()
     for day, (run_id, model, parent) in enumerate(
         [("abc111", "openai:gpt-4.1-mini", None), ("abc222", "scripted:demo", "abc111"), ("def333", "test", None)], 1
     ):
@@ -26,10 +27,9 @@ def store(tmp_path: Path) -> SqliteRunStore:
             )
         )
     yield store
-    store.close()
 
 
-def test_a_unique_prefix_names_a_run_and_a_shared_one_lists_candidates(store: SqliteRunStore) -> None:
+def test_a_unique_prefix_names_a_run_and_a_shared_one_lists_candidates(store: Any) -> None:
     assert resolve_run_id(store, "abc2") == "abc222"
     assert resolve_run_id(store, "last") == "def333"
     with pytest.raises(UsageError, match=r"ambiguous: abc222, abc111"):
@@ -38,7 +38,7 @@ def test_a_unique_prefix_names_a_run_and_a_shared_one_lists_candidates(store: Sq
         resolve_run_id(store, "x")
 
 
-def test_list_filters_by_model_date_and_text_with_wildcards_taken_literally(store: SqliteRunStore) -> None:
+def test_list_filters_by_model_date_and_text_with_wildcards_taken_literally(store: Any) -> None:
     assert [r.run_id for r in store.list_runs(model="OPENAI")] == ["abc111"]
     assert [r.run_id for r in store.list_runs(since=datetime(2025, 1, 2, tzinfo=UTC))] == ["def333", "abc222"]
     assert [r.run_id for r in store.list_runs(text="abc2")] == ["abc222"]
@@ -46,7 +46,7 @@ def test_list_filters_by_model_date_and_text_with_wildcards_taken_literally(stor
     assert [r.run_id for r in store.list_runs(1, model="abc", text="x")] == []
 
 
-def test_delete_removes_runs_and_clears_links_to_them(store: SqliteRunStore) -> None:
+def test_delete_removes_runs_and_clears_links_to_them(store: Any) -> None:
     assert store.delete_runs(["abc111", "nope"]) == 1
     assert store.get_run("abc111") is None
     child = store.get_run("abc222")
