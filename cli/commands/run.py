@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from quorum.cli.commands.shared_options import config_option
+from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import (
     EXIT_AWAITING_APPROVAL,
     EXIT_INTERRUPTED,
@@ -85,7 +86,9 @@ def run_options(func: Any) -> Any:
     is_flag=True,
     help="Do not wait for a person: calls needing one stay pending, the run exits 4 (see quorum approve).",
 )
-def run(task: tuple[str, ...], yes: bool, defer: bool, **flags: Any) -> None:
+@engine_option
+@click.option("--detach", is_flag=True, help="With the Temporal engine: print the run id and exit; the run goes on.")
+def run(task: tuple[str, ...], yes: bool, defer: bool, engine: str | None, detach: bool, **flags: Any) -> None:
     """Run TASK: the model may call every tool; high-risk calls are reviewed first.
 
     Text piped in is attached to TASK (TASK "-" means: the task is what stdin holds).
@@ -94,9 +97,13 @@ def run(task: tuple[str, ...], yes: bool, defer: bool, **flags: Any) -> None:
         raise click.UsageError("give either --yes or --defer, not both")
     if defer and flags.get("no_log"):
         raise click.UsageError("--defer records pending calls in the run log; it cannot be combined with --no-log")
+    flags["overrides"] = engine_overrides(engine)
     if defer:
-        flags["overrides"] = {"review": {"hil_mode": "defer"}}
-    raise SystemExit(_main(task, low_risk_only=False, yes=yes, **flags))
+        flags["overrides"]["review"] = {"hil_mode": "defer"}
+    code = _main(task, low_risk_only=False, yes=yes, detach=detach, **flags)
+    if "temporalio.client" in sys.modules:
+        leave(code)  # the Temporal client may abort at exit otherwise (sdk-python#300)
+    raise SystemExit(code)
 
 
 @click.command()
@@ -173,6 +180,7 @@ def _main(
     verbose: bool,
     color: str,
     overrides: dict[str, Any] | None = None,
+    detach: bool = False,
 ) -> int:
     task = _read_task(words)
     if continue_last and resume:
@@ -207,7 +215,9 @@ def _main(
             verbosity = -1 if quiet else (1 if verbose else 0)
             resume_from: str | bool = resume or continue_last
             display = Display(verbosity=verbosity, color=color, tty_fd=tty_fd)
-            return asyncio.run(_execute(task, options, low_risk_only, display=display, resume_from=resume_from))
+            return asyncio.run(
+                _execute(task, options, low_risk_only, display=display, resume_from=resume_from, detach=detach)
+            )
     finally:
         if tty_fd is not None:
             import os
@@ -216,7 +226,13 @@ def _main(
 
 
 async def _execute(
-    task: str, options: AppOptions, low_risk_only: bool, *, display: Display, resume_from: str | bool = False
+    task: str,
+    options: AppOptions,
+    low_risk_only: bool,
+    *,
+    display: Display,
+    resume_from: str | bool = False,
+    detach: bool = False,
 ) -> int:
     from quorum.application.execution import RunRequest
     from quorum.cli.container import build_container
@@ -234,7 +250,10 @@ async def _execute(
         renderer = human_renderer(display)
     container = build_container(options, renderer=renderer)
     settings = container.settings()
-    if not options.json and options.interactive:
+    temporal = settings.engine.kind == "temporal"
+    if detach and not temporal:
+        raise UsageError("--detach starts the run on Temporal: give --engine temporal (or [engine] kind)")
+    if not options.json and options.interactive and not temporal:
         ask_through(container, renderer, display.tty_fd, settings)
     check_configured_names(container)
     if settings.review.hil_mode == "defer" and not low_risk_only and container.run_store() is None:
@@ -255,6 +274,10 @@ async def _execute(
         params=settings.agent.execution_params(tools="low_risk_only" if low_risk_only else "all"),
         history=history,
     )
+    if temporal:
+        from quorum.cli.commands.run_temporal import execute_temporal
+
+        return await execute_temporal(container, request, options=options, renderer=renderer, detach=detach)
     executor = container.tool_executor()
     redactor = container.redactor()
     with signals_cancel_current_task() as received:

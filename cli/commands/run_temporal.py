@@ -1,0 +1,113 @@
+"""``quorum run --engine temporal``: start the run as a workflow, then follow it as the local engine shows it.
+
+The client resolves what is the user's (task, model, workspace, limits, ``hil_mode``) into a
+``RunSpec``, starts the workflow (workflow id = run id), and renders the run log's events as they
+are recorded. ``--detach`` prints the run id and exits. When the run stops ``awaiting_approval``
+and a person is at this terminal (``hil_mode = "interactive"``), it asks here and signals the
+decisions; otherwise it exits 4 and ``quorum approve`` decides later, from anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from typing import Any
+
+import click
+
+from quorum.cli.engine import temporal_settings
+
+
+async def execute_temporal(
+    container: Any,
+    request: Any,
+    *,
+    options: Any,
+    renderer: Any,
+    detach: bool,
+) -> int:
+    """Start ``request`` (a ``RunRequest``) on Temporal; follow it unless ``detach``. Returns the exit code."""
+    from quorum.cli.commands.run import exit_code
+    from quorum.cli.container import workspace_of
+    from quorum.domain.errors import UsageError
+
+    settings = container.settings()
+    engine = temporal_settings(settings)
+    store = container.run_store()
+    if store is None:
+        raise UsageError("the Temporal engine records runs in the run log, which is disabled for this run")
+    if request.history and container.parent_run_id() is None:
+        raise UsageError("a run on Temporal continues recorded runs only (--continue/--resume)")
+    from quorum.infrastructure.engines.temporal.client import connect, start_run
+    from quorum.infrastructure.engines.temporal.messages import RunSpec
+
+    hil_mode = settings.review.hil_mode
+    if options.yes:
+        hil_mode = "auto_approve"
+    spec = RunSpec(
+        run_id=uuid.uuid4().hex[:16],
+        task=request.task,
+        model_id=request.model_id,
+        system_prompt=request.system_prompt,
+        params=request.params,
+        workspace=str(workspace_of(settings)),
+        hil_mode=hil_mode,
+        approval_timeout=settings.review.approval_timeout,
+        parent_run_id=container.parent_run_id(),
+    )
+    client = await connect(engine)
+    handle = await start_run(client, spec, engine.task_queue)
+    if detach:
+        click.echo(spec.run_id)
+        return 0
+    ask = hil_mode == "interactive" and options.interactive and not options.json
+    result = await follow_run(client, store, spec.run_id, renderer, handle=handle, ask=ask)
+    renderer.close()
+    return exit_code(result, as_json=options.json)
+
+
+async def follow_run(
+    client: Any, store: Any, run_id: str, renderer: Any, *, handle: Any, ask: bool, after_seq: int = -1
+) -> Any:
+    """Render the run's events until it ends, or stops ``awaiting_approval`` with nobody to ask here."""
+    from quorum.domain.errors import RunFailure
+    from quorum.infrastructure.engines.temporal.client import follow, result_of, send_decisions
+
+    ended = asyncio.ensure_future(handle.result())
+    try:
+        seq = after_seq
+        while True:
+            finished, seq = await follow(store, run_id, renderer, after_seq=seq, ended=ended)
+            if finished is None:
+                try:
+                    return ended.result()
+                except Exception as error:
+                    raise RunFailure(f"the run's workflow failed: {getattr(error, 'cause', None) or error}") from None
+            result = result_of(run_id, finished)
+            if result.stop_reason != "awaiting_approval" or not ask:
+                return result
+            decisions = _ask_here(store, run_id)
+            if not decisions:
+                return result
+            await send_decisions(client, run_id, decisions)
+    finally:
+        ended.cancel()
+
+
+def _ask_here(store: Any, run_id: str) -> list[Any]:
+    """Ask on this terminal about each pending call of the run (simplified: y/N, a reason for no)."""
+    import os
+
+    from quorum.application.ports.approvals import CallDecision
+
+    by = os.environ.get("USER") or "unknown"
+    decisions = []
+    for pending in store.pending(run_id):
+        request = pending.request
+        click.echo(f"\n{request.name} {request.arguments} ({request.risk} risk): {request.reason}", err=True)
+        approved = click.confirm("Approve this call?", default=False, err=True)
+        reason = "" if approved else click.prompt("Why not (the model sees it)", default="rejected", err=True)
+        decisions.append(CallDecision(call_id=request.call_id, approved=approved, by=by, reason=reason))
+    print("", file=sys.stderr, flush=True)
+    return decisions

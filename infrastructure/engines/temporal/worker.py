@@ -1,0 +1,31 @@
+"""The worker: hosts the run workflow and its activities on a task queue."""
+
+from __future__ import annotations
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from quorum.infrastructure.engines.temporal.activities import QuorumActivities
+from quorum.infrastructure.engines.temporal.workflow import RunWorkflow
+
+PASSED_THROUGH = ("quorum", "pydantic", "pydantic_core", "jsonschema", "referencing", "rpds", "re2")
+"""Modules the workflow sandbox shares with the worker instead of re-importing them per run.
+
+Quorum's loop is deterministic code on immutable models; ``jsonschema`` (argument validation) is
+the trap seen first: re-imported inside the sandbox it trips its restrictions.
+"""
+
+
+def build_worker(client: Client, task_queue: str, activities: QuorumActivities, *, concurrency: int) -> Worker:
+    """A worker running up to ``concurrency`` activities (and workflow tasks) at once."""
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH)
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[RunWorkflow],
+        activities=activities.all(),
+        max_concurrent_activities=concurrency,
+        max_concurrent_workflow_tasks=max(concurrency, 2),
+        workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
+    )
