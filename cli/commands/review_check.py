@@ -150,13 +150,21 @@ def _print(outcome: dict[str, Any]) -> None:
     if outcome.get("pipeline"):
         click.echo(f"review: {outcome['pipeline']}")
     if outcome["decided_by"] == "not reviewed":
-        click.echo(f"NOT REVIEWED: {outcome['reason']}")
+        click.echo(f"✓ not reviewed: {outcome['reason']}")
     elif outcome["decided_by"] == "undecided":
-        click.echo(f"UNDECIDED by the policy rules: {outcome['reason']}")
-    else:
-        word = "APPROVED" if outcome["approved"] else "REJECTED"
-        click.echo(f"{word} by {outcome['decided_by']}: {outcome['reason'] or 'no reason given'}")
-    if outcome.get("rule"):
-        click.echo(f"rule: {outcome['rule']}")
+        click.echo(f"? undecided by the policy rules: {outcome['reason']}")
+    else:  # the decision in the words a run uses for it
+        from quorum.cli.render.words import decision_line
+        from quorum.domain.events import ReviewEvent
+
+        event = ReviewEvent.model_validate(
+            {
+                "call_id": "review-check",
+                "name": outcome["tool"],
+                "votes": outcome.get("votes", []),
+                **{key: outcome.get(key) for key in ("approved", "decided_by", "reason", "rule")},
+            }
+        )
+        click.echo(f"{'✓' if event.approved else '✗'} {decision_line(event)}")
     for vote in outcome.get("votes", []):
         click.echo(f"  {vote['verdict']:<7} {vote['reviewer']} ({vote['latency_ms'] / 1000:.1f} s): {vote['reason']}")

@@ -26,6 +26,7 @@ from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
 from quorum.domain.events import (
+    ApprovalRequested,
     McpLog,
     McpSampling,
     McpServerEvent,
@@ -218,6 +219,15 @@ class HumanRenderer:
             else:
                 self._status.call_done(event.call_id)
 
+    def _on_approval_requested(self, event: ApprovalRequested) -> None:
+        mark = self._style("⏸", "yellow")
+        why = f": {_shorten(printable(event.reason), RESULT_PREVIEW)}" if event.reason else ""
+        self._line(f"  {mark} waiting for a person{why}")
+        for reviewer, verdict, reason in [(v.reviewer, str(v.verdict), v.reason) for v in event.votes]:
+            self._line(f"      {printable(reviewer)} ({verdict}): {_shorten(reason, RESULT_PREVIEW)}")
+        if self._status is not None:
+            self._status.call_done(event.call_id)
+
     def _on_vote(self, event: VoteCast) -> None:
         # Live status only: the review line that follows prints the votes (all of them with -v).
         if self._status is not None:
@@ -287,6 +297,7 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     ToolCallEvent: HumanRenderer._on_tool_call,
     VoteCast: HumanRenderer._on_vote,
     ReviewEvent: HumanRenderer._on_review,
+    ApprovalRequested: HumanRenderer._on_approval_requested,
     ToolProgress: HumanRenderer._on_progress,
     ToolResultEvent: HumanRenderer._on_tool_result,
     McpServerEvent: HumanRenderer._on_mcp_server,

@@ -356,7 +356,7 @@ def test_review_check_human_output_and_bad_arguments(cli: Cli) -> None:
     setup(cli, [], panel("approve", "reject", extra=RULES))
     result = cli("review-check", "write_file", '{"path": "a.txt", "content": "x"}')
     assert result.code == 3
-    assert "REJECTED by quorum: REJECTED 1/2 majority" in result.stdout
+    assert "✗ rejected by 1 of 2 reviewers (majority needed)" in result.stdout
     assert "reject  scripted:reviewers.toml#reject" in result.stdout
     bad = cli("review-check", "write_file", "[1, 2]")
     assert bad.code == 2 and "must be a JSON object" in bad.stderr and "Traceback" not in bad.stderr

@@ -8,6 +8,7 @@ import pytest
 
 from quorum.cli.render.human import HumanRenderer
 from quorum.domain.events import (
+    ApprovalRequested,
     ReviewEvent,
     RunFinished,
     RunStarted,
@@ -30,6 +31,14 @@ def render(verbosity: int) -> tuple[str, str]:
         RunStarted(run_id="r1", model="scripted:" + HOSTILE, task=HOSTILE),
         TextDelta(text="line one\n\tline two " + HOSTILE),
         ToolCallEvent(id="c1", name="tool" + HOSTILE, arguments={"path": HOSTILE}, risk=RiskLevel.HIGH),
+        ApprovalRequested(
+            call_id="c0",
+            name="tool",
+            arguments={},
+            risk=RiskLevel.HIGH,
+            reason="deferred: " + HOSTILE,
+            votes=[VoteRecord(reviewer="v" + HOSTILE, verdict="reject", reason=HOSTILE)],
+        ),
         ReviewEvent(
             call_id="c1",
             name="tool",
@@ -59,3 +68,17 @@ def test_control_sequences_and_bidi_overrides_are_shown_escaped(verbosity: int) 
 def test_newlines_and_tabs_of_the_answer_are_kept() -> None:
     out, _ = render(0)
     assert out.startswith("line one\n\tline two a")
+
+
+def test_a_deferred_call_is_said_once_with_its_reason_and_the_votes_so_far() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    renderer = HumanRenderer(out, err)
+    vote = VoteRecord(reviewer="gpt", verdict="reject", reason="writes outside the task")
+    renderer.on_event(
+        ApprovalRequested(
+            call_id="c1", name="write_file", arguments={}, risk=RiskLevel.HIGH, reason="the panel split", votes=[vote]
+        )
+    )
+    renderer.close()
+    lines = err.getvalue().splitlines()
+    assert lines == ["  ⏸ waiting for a person: the panel split", "      gpt (reject): writes outside the task"]
