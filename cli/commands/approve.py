@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from quorum.cli.commands.shared_options import config_option
+from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 from quorum.cli.run_setup import Display
@@ -30,6 +31,7 @@ def decide_options(func: Any) -> Any:
         click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Continue with this model (default: the run's)."),
         config_option,
         click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),
+        engine_option,
         click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
         click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
         click.option(
@@ -54,7 +56,7 @@ def approve(**flags: Any) -> None:
     Only the approved calls run; the run goes on to its next stop. Exit codes as `quorum run`
     (4: it waits for approval again); 2 when a call is no longer pending.
     """
-    raise SystemExit(_decide(approved=True, **flags))
+    _exit(_decide(approved=True, **flags))
 
 
 @click.command()
@@ -65,7 +67,13 @@ def reject(**flags: Any) -> None:
 
     The model is told the calls were rejected, with the reason. Exit codes as `quorum run`.
     """
-    raise SystemExit(_decide(approved=False, **flags))
+    _exit(_decide(approved=False, **flags))
+
+
+def _exit(code: int) -> None:
+    if "temporalio.client" in sys.modules:
+        leave(code)  # the Temporal client may abort at exit otherwise (sdk-python#300)
+    raise SystemExit(code)
 
 
 def _who(by: str | None) -> str:
@@ -92,6 +100,7 @@ def _decide(
     verbose: bool,
     color: str,
     reason: str,
+    engine: str | None = None,
 ) -> int:
     if not approved and not reason.strip():
         raise click.BadParameter("give the reason the model will see", param_hint="--reason")
@@ -109,13 +118,18 @@ def _decide(
                 raise UsageError(f"run {wanted} worked in {run.workspace}, which is no longer a directory")
             overrides["tools"] = {"workspace": run.workspace}
         store.close()
+        overrides.update(engine_overrides(engine))
         options = AppOptions(config_path=config_path, overrides=overrides, json=as_json)
         display = Display(verbosity=-1 if quiet else (1 if verbose else 0), color=color)
         from quorum.application.use_cases.continue_run import ContinueRequest
+        from quorum.cli.commands.run_temporal import decide_on_temporal
 
         request = ContinueRequest(
             run_id=wanted, approved=approved, call_ids=call_ids, by=_who(by), reason=reason.strip(), model_id=model
         )
+        on_temporal = decide_on_temporal(request, options, display)  # a run living on Temporal is signalled
+        if on_temporal is not None:
+            return on_temporal
         return asyncio.run(_continue(request, options, display))
 
 

@@ -111,3 +111,59 @@ def _ask_here(store: Any, run_id: str) -> list[Any]:
         decisions.append(CallDecision(call_id=request.call_id, approved=approved, by=by, reason=reason))
     print("", file=sys.stderr, flush=True)
     return decisions
+
+
+def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
+    """Send a person's decision to the run's workflow when the run lives on Temporal.
+
+    Returns None when the configured engine is local or no workflow of that run is running on
+    Temporal (the caller continues the run in this process), else the exit code. The calls are
+    checked to be pending first (exit 2 otherwise); the workflow claims them in the run log,
+    once, before it settles them.
+    """
+    from quorum.cli.container import build_container
+
+    container = build_container(options)
+    settings = container.settings()
+    if settings.engine.kind != "temporal":
+        return None
+    return asyncio.run(_decide(container, request, options, display))
+
+
+async def _decide(container: Any, request: Any, options: Any, display: Any) -> int | None:
+    from quorum.application.ports.approvals import CallDecision
+    from quorum.cli.commands.pending import as_approvals
+    from quorum.cli.commands.run import exit_code
+    from quorum.cli.run_setup import human_renderer
+    from quorum.domain.errors import UsageError
+    from quorum.infrastructure.engines.temporal.client import connect, running, send_decisions
+
+    engine = temporal_settings(container.settings())
+    client = await connect(engine)
+    if not await running(client, request.run_id):
+        return None
+    store = as_approvals(container.run_store())
+    pending = [p.request.call_id for p in store.pending(request.run_id)]
+    if not pending:
+        raise UsageError(f"run {request.run_id} has no calls waiting for approval")
+    chosen = list(dict.fromkeys(request.call_ids)) or pending
+    unknown = [c for c in chosen if c not in pending]
+    if unknown:
+        raise UsageError(f"run {request.run_id}: {', '.join(unknown)} not pending (pending: {', '.join(pending)})")
+    recorded = store.load_events(request.run_id)
+    after = recorded[-1].seq if recorded else -1
+    decisions = [
+        CallDecision(call_id=c, approved=request.approved, by=request.by, reason=request.reason) for c in chosen
+    ]
+    await send_decisions(client, request.run_id, decisions)
+    renderer: Any
+    if options.json:
+        from quorum.cli.render.jsonl import JsonLinesRenderer
+
+        renderer = JsonLinesRenderer(sys.stdout)
+    else:
+        renderer = human_renderer(display)
+    handle = client.get_workflow_handle(request.run_id)
+    result = await follow_run(client, store, request.run_id, renderer, handle=handle, ask=False, after_seq=after)
+    renderer.close()
+    return exit_code(result, as_json=options.json)
