@@ -60,7 +60,7 @@ def _row(connection: Any) -> dict[str, Any]:
         "name": connection.name,
         "transport": "stdio" if settings.command is not None else "http",
         "target": settings.command if settings.command is not None else settings.url,
-        "lazy": settings.lazy,
+        "lazy": not settings.starts_eagerly,
         "state": connection.state,
         "tools": None if tools is None else len(tools),
         "tools_cached": cached and tools is not None,

@@ -22,11 +22,14 @@ class McpServerSettings(Section):
         auth: OAuth of an HTTP server (``[mcp.servers.NAME.auth]``, see ``McpAuthSettings``).
         cwd: working directory of a stdio server; relative paths are taken from the workspace.
         lazy: start on the first call of one of its tools (its list comes from the cache file).
+            Ignored when ``required``: a required server starts before the run.
         timeout_seconds: deadline for starting (connect, handshake, first tool list) and for
             refreshing the tool list. Calls are bounded by ``[agent] tool_timeout_seconds``.
         risk: risk of its tools that carry no read-only annotation (default: high).
         enabled_tools, disabled_tools: globs over the server's own tool names.
-        required: a failure to start ends the run (exit 1) instead of leaving the server out.
+        required: a failure to start ends the run (exit 1) instead of leaving the server out;
+            the server is then started before the run, even when ``lazy``, so the run ends
+            before its first model request rather than in the middle of a turn.
         instructions: append the server's ``instructions`` to the system prompt (capped, fenced).
         sampling: whether the server may use a model (``sampling/createMessage``): ``deny``,
             ``ask`` the person (deny when nobody can be asked), or ``allow``.
@@ -54,6 +57,11 @@ class McpServerSettings(Section):
     sampling_model: str | None = None
     sampling_max_tokens: int = Field(1024, ge=1, le=1_000_000)
     log_level: McpLogLevel | None = None
+
+    @property
+    def starts_eagerly(self) -> bool:
+        """Whether the server starts before the run: not ``lazy``, or ``required``."""
+        return not self.lazy or self.required
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:

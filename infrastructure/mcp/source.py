@@ -63,14 +63,14 @@ class _Route:
 class McpToolSource:
     """Implements ``ToolSource`` over all ``[mcp.servers.*]``.
 
-    The first ``list_tools`` starts the eager servers concurrently, each within its
-    ``timeout_seconds``; lazy servers offer the tool list cached from their last run and start on
-    their first call (a lazy server with no cache yet is started to learn its tools). A server
-    that fails is reported in ``problems`` and left out; the others carry on, unless it is
-    ``required``: then ``list_tools`` raises ``RequiredToolSourceError`` and the run ends. Tools are named
-    ``mcp__<server>__<tool>`` (see ``naming``) and filtered by the server's ``enabled_tools`` /
-    ``disabled_tools`` (globs over the server's own names); tools that require task augmentation
-    are not offered (``ServerTool.not_offered_because``).
+    The first ``list_tools`` starts the eager servers (``required`` ones too, even when ``lazy``)
+    concurrently, each within its ``timeout_seconds``; lazy servers offer the tool list cached from
+    their last run and start on their first call (a lazy server with no cache yet is started to
+    learn its tools). A server that fails is reported in ``problems`` and left out; the others
+    carry on, unless it is ``required``: then ``list_tools`` raises ``RequiredToolSourceError`` and
+    the run ends. Tools are named ``mcp__<server>__<tool>`` (see ``naming``) and filtered by the
+    server's ``enabled_tools`` / ``disabled_tools`` (globs over the server's own names); tools that
+    require task augmentation are not offered (``ServerTool.not_offered_because``).
 
     Every server start, failed start and restart is an ``McpServerEvent`` of the run: emitted
     at once when it happens inside a run (a lazy server starting on a call, a restart), else held
@@ -126,7 +126,7 @@ class McpToolSource:
             if self._started:
                 return
             self._started = True
-            eager = [c for c in self.connections.values() if not c.settings.lazy]
+            eager = [c for c in self.connections.values() if c.settings.starts_eagerly]
             results = await asyncio.gather(*(c.start() for c in eager), return_exceptions=True)
             for connection, result in zip(eager, results, strict=True):
                 if isinstance(result, Exception):

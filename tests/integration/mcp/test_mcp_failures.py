@@ -77,6 +77,28 @@ async def test_a_required_server_that_fails_ends_the_run() -> None:
         await executor.aclose()
 
 
+async def test_a_required_lazy_server_starts_before_the_run_and_its_failure_ends_it(tmp_path: Path) -> None:
+    first = McpToolSource({"must": probe(lazy=True)}, cache_dir=tmp_path)
+    try:
+        assert "mcp__must__fast" in {t.name for t in await first.list_tools()}  # its tool list is cached
+    finally:
+        await first.aclose()
+    # The same server (same cache entry), now failing: lazy alone would offer the cached tools
+    # and only its calls would fail; required, it is started at once and the run ends.
+    failing = probe(lazy=True, required=True, env={"PROBE_FAIL": "1"})
+    source = McpToolSource({"must": failing}, cache_dir=tmp_path)
+    executor = PluginToolExecutor([source])
+    try:
+        events: list[RunEvent] = []
+        with pytest.raises(RequiredToolSourceError) as raised:
+            await in_run(events, executor.list_tools)
+        assert "required MCP server 'must' failed to start" in str(raised.value)
+        (failed,) = [e for e in events if isinstance(e, McpServerEvent) and e.state == "failed"]
+        assert failed.name == "must" and "fatal: probe configured to fail" in (failed.error or "")
+    finally:
+        await executor.aclose()
+
+
 async def test_a_lazy_server_starting_on_a_call_reports_progress_and_its_start(tmp_path: Path) -> None:
     warm = McpToolSource({"lz": probe(lazy=True)}, cache_dir=tmp_path)
     try:

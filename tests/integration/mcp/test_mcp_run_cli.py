@@ -11,11 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.conftest import Cli, isolated_env
 from tests.integration.mcp.conftest import PROBE
 
 
-def _cli(tmp_path: Path, *, required: bool) -> Cli:
+def _cli(tmp_path: Path, *, required: bool, lazy: bool = False) -> Cli:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     script = tmp_path / "script.json"
@@ -37,6 +39,7 @@ args = [{probe}]
 command = {python}
 args = [{probe}, "--fail"]
 required = {json.dumps(required)}
+lazy = {json.dumps(lazy)}
 """
     )
     return Cli(workspace, isolated_env(tmp_path))
@@ -65,8 +68,9 @@ def test_a_failed_server_is_an_event_and_a_line_and_the_run_goes_on(tmp_path: Pa
     assert "MCP server good" not in human.stderr  # a start is said only with -v
 
 
-def test_a_required_server_that_fails_ends_the_run_with_exit_1(tmp_path: Path) -> None:
-    cli = _cli(tmp_path, required=True)
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_a_required_server_that_fails_ends_the_run_with_exit_1(tmp_path: Path, lazy: bool) -> None:
+    cli = _cli(tmp_path, required=True, lazy=lazy)
     result = cli("run", "--json", "go")
     assert result.code == 1, result.stdout + result.stderr
     events = result.events()

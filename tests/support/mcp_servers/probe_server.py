@@ -3,12 +3,13 @@
 Tools: ``fast`` (echo), ``slow`` (sleeps), ``barrier`` (returns only once N calls are inside it at the
 same time, proving concurrency without timing), ``boom`` (raises), ``refuse`` (ToolError),
 ``image`` (a PNG), ``embedded``, ``linked``, ``base64_text``, ``weather`` (content kinds), two
-resources (``probe://notes/today``, ``probe://logo.png``), ``structured`` (structured content only), ``pid``, ``getenv``, ``grow`` (adds a
-tool and announces tools/list_changed), and annotated tools for risk.
+resources (``probe://notes/today``, ``probe://logo.png``), ``structured`` (structured content
+only), ``pid``, ``getenv``, ``grow`` (adds a tool and announces tools/list_changed), and annotated tools for risk.
 
 Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio (``--legacy``: only
-the handshake protocols, so sessions are used); ``--fail`` write to
-stderr and exit 3 at once; ``--hang`` never answer.
+the handshake protocols, so sessions are used); ``--fail`` (or ``PROBE_FAIL=1`` in its
+environment, which the tool-list cache does not key on) write to stderr and exit 3 at once;
+``--hang`` never answer.
 """
 
 from __future__ import annotations
@@ -233,7 +234,7 @@ def main() -> None:
     parser.add_argument("--legacy", action="store_true")
     args = parser.parse_args()
     print("probe server starting", file=sys.stderr, flush=True)
-    if args.fail:
+    if args.fail or os.environ.get("PROBE_FAIL") == "1":
         print("fatal: probe configured to fail", file=sys.stderr, flush=True)
         sys.exit(3)
     if args.hang:
