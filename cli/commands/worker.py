@@ -72,6 +72,7 @@ def compose(config_path: Path | None, workspace: str) -> Any:
         store=store,
         approvals=store,
         redactor=container.redactor(),
+        prices=container.prices(),
         system_notes=notes,
         close=close,
         workspace=workspace,

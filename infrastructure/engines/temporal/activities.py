@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 
 from quorum.application.ports.approvals import PendingApprovals
 from quorum.application.ports.llm import LlmGateway
+from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import ActionReviewer, CallViewer
 from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunStore
 from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
@@ -65,6 +66,7 @@ class RunParts:
         store: the run log (shared by every worker and client).
         approvals: the run log's pending approvals.
         redactor: the worker's known secrets.
+        prices: token prices (a response's cost travels with it; the workflow cannot look prices up).
         system_notes: adds the tool sources' notes to a system prompt.
         close: releases the tools and clients.
         workspace: the directory the tools act in.
@@ -80,6 +82,7 @@ class RunParts:
     store: RunStore
     approvals: PendingApprovals
     redactor: Redactor
+    prices: PriceList | None
     system_notes: Callable[[str | None], Awaitable[str | None]]
     close: Callable[[], Awaitable[None]]
     workspace: str
@@ -175,7 +178,8 @@ class QuorumActivities:
                 response = await session.send(text)
             else:
                 response = await session.send_with_tools(text, schemas)
-            return ModelReply(response=response, facts=await self._facts(parts, response.tool_calls()))
+            cost = parts.prices.cost(request.model_id, response.usage) if parts.prices is not None else None
+            return ModelReply(response=response, facts=await self._facts(parts, response.tool_calls()), cost=cost)
         except QuorumError as error:
             raise _fail(error) from None
 

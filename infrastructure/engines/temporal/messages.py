@@ -95,6 +95,8 @@ class ModelReply(_Message):
 
     response: LlmResponse
     facts: dict[str, CallFacts] = Field(default_factory=dict)
+    cost: float | None = None
+    """The response's price in USD by the worker's price list, None when unknown."""
 
 
 class ToolRequest(_Message):

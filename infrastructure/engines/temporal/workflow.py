@@ -39,7 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from quorum.domain.events import ApprovalRequested, RunEvent, RunStarted, RunStopReason
     from quorum.domain.messages import Message
     from quorum.domain.policy import ArgumentView
-    from quorum.domain.responses import LlmResponse
+    from quorum.domain.responses import LlmResponse, Usage
     from quorum.domain.review import ReviewDecision, Vote
     from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta
     from quorum.domain.tools import (
@@ -146,16 +146,29 @@ class WorkflowRecorder:
         await workflow.wait_condition(lambda: not self._buffer and not self._busy)
 
 
+class ReplyPrices:
+    """``PriceList`` of the workflow: the prices workers attached to the responses (votes: unknown)."""
+
+    def __init__(self) -> None:
+        self.known: dict[tuple[str, int, int], float | None] = {}
+
+    def cost(self, model_id: str, usage: Usage) -> float | None:
+        return self.known.get((model_id, usage.input_tokens, usage.output_tokens))
+
+
 class ActivityGateway:
     """``LlmGateway`` whose sessions request through the model activity."""
 
-    def __init__(self, spec: RunSpec, recorder: WorkflowRecorder, facts: dict[str, CallFacts]) -> None:
+    def __init__(
+        self, spec: RunSpec, recorder: WorkflowRecorder, facts: dict[str, CallFacts], prices: ReplyPrices
+    ) -> None:
         self._spec = spec
         self._recorder = recorder
         self._facts = facts
+        self._prices = prices
 
     def session(self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> Any:
-        return ActivitySession(self._spec, model_id, system_prompt, self._recorder, self._facts)
+        return ActivitySession(self._spec, model_id, system_prompt, self._recorder, self._facts, self._prices)
 
 
 class ActivitySession:
@@ -168,12 +181,14 @@ class ActivitySession:
         system_prompt: str | None,
         recorder: WorkflowRecorder,
         facts: dict[str, CallFacts],
+        prices: ReplyPrices,
     ) -> None:
         self._spec = spec
         self._model_id = model_id
         self._system_prompt = system_prompt
         self._recorder = recorder
         self._facts = facts
+        self._prices = prices
 
     @property
     def model(self) -> str:
@@ -197,6 +212,8 @@ class ActivitySession:
         except ActivityError as error:
             raise ProviderError(_cause(error), provider=self._model_id.partition(":")[0]) from None
         self._facts.update(reply.facts)
+        usage = reply.response.usage
+        self._prices.known[(self._model_id, usage.input_tokens, usage.output_tokens)] = reply.cost
         return reply.response
 
     async def send(self, content: str) -> LlmResponse:
@@ -343,6 +360,7 @@ class RunWorkflow:
     def __init__(self) -> None:
         self._inbox: list[CallDecision] = []
         self._recorder: WorkflowRecorder | None = None
+        self._prices = ReplyPrices()
 
     @workflow.signal(name=DECIDE_SIGNAL)
     def decide(self, decisions: Decisions) -> None:
@@ -365,6 +383,7 @@ class RunWorkflow:
         )
         recorder = self._recorder = WorkflowRecorder(spec)
         facts: dict[str, CallFacts] = {}
+        self._prices = ReplyPrices()
         params = spec.params.model_copy(update={"stream": False})  # responses arrive whole from the activity
         request = RunRequest(
             task=spec.task,
@@ -402,8 +421,9 @@ class RunWorkflow:
         recorder.finished = True
         return result
 
-    @staticmethod
-    def _agent(spec: RunSpec, prepared: Prepared, recorder: WorkflowRecorder, facts: dict[str, CallFacts]) -> RunAgent:
+    def _agent(
+        self, spec: RunSpec, prepared: Prepared, recorder: WorkflowRecorder, facts: dict[str, CallFacts]
+    ) -> RunAgent:
         reviewer = ReviewGate(
             rules=prepared.rules,
             panel=ActivityPanel(spec) if prepared.panel else None,
@@ -412,13 +432,14 @@ class RunWorkflow:
             viewer=FactsViewer(facts),
         )
         return RunAgent(
-            gateway=ActivityGateway(spec, recorder, facts),
+            gateway=ActivityGateway(spec, recorder, facts, self._prices),
             executor=ActivityExecutor(spec, prepared, facts),
             schema=_PreparedSchemas(prepared),
             reviewer=reviewer,
             observer=recorder,
             clock=workflow.time,
             new_run_id=lambda: spec.run_id,
+            prices=self._prices,
         )
 
 

