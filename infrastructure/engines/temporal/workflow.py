@@ -455,5 +455,8 @@ class _PreparedSchemas:
     def all_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
         return [self.tool_to_schema(tool) for tool in spec]
 
+    def low_risk_tools_schema(self, spec: ToolSpec) -> list[dict[str, Any]]:
+        return [self.tool_to_schema(tool) for tool in spec.low_risk_tools()]
+
 
 __all__ = ["UNKNOWN_OUTCOME", "RunWorkflow"]
