@@ -113,21 +113,30 @@ def _model(container: Any) -> list[Check]:
 
 
 async def _mcp(container: Any) -> list[Check]:
-    from quorum.cli.commands.mcp import _check, _mcp_source
+    """Each server, started as ``mcp check`` does.
+
+    A required server that fails is a failure (a run would end with exit 1); an optional one a
+    warning (runs go on without its tools).
+    """
+    from quorum.cli.commands.mcp import check_servers, mcp_source
 
     servers = container.settings().mcp.servers
     if not servers:
         return [Check("mcp", "ok", "no servers configured")]
-    source = _mcp_source(None, container=container)
-    results = await _check(source, None)
-    return [
-        Check(
-            f"mcp {r['name']}",
-            "ok" if r["ok"] else "fail",
-            f"started in {r['start_seconds']:.2f} s, {len(r['tools'])} tools" if r["ok"] else r["error"],
-        )
-        for r in results
-    ]
+    results = await check_servers(mcp_source(None, container=container))
+    return [_mcp_check(r) for r in results]
+
+
+def _mcp_check(result: dict[str, Any]) -> Check:
+    name = f"mcp {result['name']}"
+    kind = "required" if result["required"] else ("lazy, optional" if result["lazy"] else "optional")
+    if result["ok"]:
+        detail = f"started in {result['start_seconds']:.2f} s, {len(result['tools'])} tools ({kind})"
+        return Check(name, "ok", detail)
+    first = (result["error"] or "failed").splitlines()[0]
+    if result["required"]:
+        return Check(name, "fail", f"required, fails to start: a run would end with exit 1: {first}")
+    return Check(name, "warn", f"{kind}, fails to start: runs go on without its tools: {first}")
 
 
 def _run_log(container: Any) -> list[Check]:

@@ -29,7 +29,7 @@ def mcp() -> None:
     """MCP servers configured under [mcp.servers]."""
 
 
-def _mcp_source(config_path: Path | None, *, container: Any = None) -> Any:
+def mcp_source(config_path: Path | None, *, container: Any = None) -> Any:
     """The MCP tool source the container would build, from the registered ``mcp`` plugin."""
     from quorum.cli.container import build_container, user_data_dir, workspace_of
     from quorum.infrastructure.plugins.contracts import ToolSourceContext
@@ -78,7 +78,7 @@ def _row(connection: Any) -> dict[str, Any]:
 def list_servers(config_path: Path | None, as_json: bool) -> None:
     """Servers with their state and tool count (eager servers are started, as a run would)."""
     with handled():
-        rows = asyncio.run(_list(_mcp_source(config_path)))
+        rows = asyncio.run(_list(mcp_source(config_path)))
     if as_json:
         for row in rows:
             click.echo(json.dumps(row))
@@ -121,11 +121,11 @@ def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
         from quorum.cli.container import build_container
 
         container = build_container(AppOptions(config_path=config_path))
-        source = _mcp_source(config_path, container=container)
+        source = mcp_source(config_path, container=container)
         if name is not None and name not in source.connections:
             known = ", ".join(sorted(source.connections)) or "none configured"
             raise UsageError(f"no MCP server named {name!r} (configured: {known})")
-        results = asyncio.run(_check(source, name, overrides=container.settings().tools.risk))
+        results = asyncio.run(check_servers(source, name, overrides=container.settings().tools.risk))
         for r in results:
             if as_json:
                 click.echo(json.dumps(r))
@@ -156,10 +156,16 @@ def _say_check(r: dict[str, Any]) -> None:
         click.echo(f"      (instructions: {r['instructions']} characters, added to the system prompt)")
 
 
-async def _check(
-    source: Any, name: str | None, *, overrides: Mapping[str, RiskLevel] | None = None
+async def check_servers(
+    source: Any, name: str | None = None, *, overrides: Mapping[str, RiskLevel] | None = None
 ) -> list[dict[str, Any]]:
-    """Start each server, list its tools with their risk (``[tools] risk`` ``overrides`` applied)."""
+    """Start each server (``name``: only that one; lazy ones too), list its tools, then close them.
+
+    One dict per server: ``name``, ``ok``, ``required`` (its failure would end a run), ``lazy``;
+    when ok ``start_seconds``, ``tools`` (each with its ``risk`` and ``risk_reason``, ``[tools]
+    risk`` ``overrides`` applied) and ``instructions`` (their length); else ``error`` and
+    ``seconds``. Shared by ``mcp check`` and ``doctor``; never raises for a server's failure.
+    """
     from quorum.domain.tools import RiskAssessment
     from quorum.infrastructure.mcp.naming import namespace_all
     from quorum.infrastructure.mcp.source import tool_risk
@@ -185,6 +191,8 @@ async def _check(
             return {
                 "name": connection.name,
                 "ok": False,
+                "required": connection.settings.required,
+                "lazy": not connection.settings.starts_eagerly,
                 "error": str(error),
                 "seconds": time.monotonic() - began,
             }
@@ -206,6 +214,8 @@ async def _check(
         return {
             "name": connection.name,
             "ok": True,
+            "required": connection.settings.required,
+            "lazy": not connection.settings.starts_eagerly,
             "start_seconds": round(connection.start_seconds or 0.0, 3),
             "tools": sorted(described, key=lambda t: t["name"]),
             "instructions": len(instructions) if instructions else 0,

@@ -99,3 +99,19 @@ def test_mcp_check_says_each_tool_with_its_risk(tmp_path: Path) -> None:
     assert tools["fast"]["risk_reason"] == "[tools] risk override 'mcp__good__fast' = 'low'"
     broken = next(r for r in as_json if r["name"] == "broken")
     assert not broken["ok"] and "fatal: probe configured to fail" in broken["error"]
+
+
+@pytest.mark.parametrize("required", [False, True], ids=["optional", "required"])
+def test_doctor_fails_a_required_server_and_warns_about_an_optional_one(tmp_path: Path, required: bool) -> None:
+    cli = _cli(tmp_path, required=required)
+    result = cli("doctor", "--json")
+    checks = {c["check"]: c for c in map(json.loads, result.stdout.splitlines())}
+    assert checks["mcp good"]["status"] == "ok" and "tools (optional)" in checks["mcp good"]["detail"]
+    broken = checks["mcp broken"]
+    if required:
+        assert broken["status"] == "fail" and "a run would end with exit 1" in broken["detail"]
+        assert result.code == 1
+    else:
+        assert broken["status"] == "warn" and "runs go on without its tools" in broken["detail"]
+        assert not any(c["status"] == "fail" for c in checks.values()) and result.code == 0, checks
+    assert "failed to start" in broken["detail"]  # the server's own error follows
