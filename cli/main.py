@@ -23,6 +23,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("quorum.cli.commands.config:config", "Show or validate the effective configuration."),
     "mcp": ("quorum.cli.commands.mcp:mcp", "List and check configured MCP servers."),
     "review-check": ("quorum.cli.commands.review_check:review_check", "Dry-run the review of one tool call."),
+    "batch": ("quorum.cli.commands.batch:batch", "Run the tasks of a JSONL file, each its own run, resumable."),
     "pending": ("quorum.cli.commands.pending:pending", "List calls waiting for a person (hil_mode = defer)."),
     "approve": ("quorum.cli.commands.approve:approve", "Approve pending calls of a run and continue it."),
     "reject": ("quorum.cli.commands.approve:reject", "Reject pending calls of a run and continue it."),
