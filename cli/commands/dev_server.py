@@ -71,6 +71,9 @@ def dev_server(port: int, ip: str, db: Path | None) -> None:
             )
         path = db or user_data_dir() / "temporal.db"
         path.parent.mkdir(parents=True, exist_ok=True)
+        # Ctrl+C and SIGTERM both stop it cleanly, even when started with SIGINT ignored (in the background).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         process = subprocess.Popen(dev_server_command(binary, path, port, ip))
         click.echo(f"Temporal dev server on {ip}:{port} (state in {path}); Ctrl+C stops it", err=True)
         click.echo(f"{ip}:{port}")
