@@ -18,7 +18,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import report_progress
@@ -31,6 +31,9 @@ from quorum.infrastructure.mcp.results import outcome_from_result
 from quorum.infrastructure.mcp.server_tools import ServerTool, expand_variables
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.stderr_log import StderrLog
+
+if TYPE_CHECKING:
+    from quorum.infrastructure.mcp.auth.oauth import LoginRequired
 
 ServerState = Literal["idle", "starting", "running", "failed", "dead", "closed"]
 _CLOSE_GRACE = 10.0
@@ -86,6 +89,7 @@ class McpServerConnection:
         self._generation = 0
         self._session_lost_in = -1
         self._http_error: str | None = None
+        self._needs_login: LoginRequired | None = None
         self._env = env
         self._workspace = workspace
         self._cache = cache
@@ -165,6 +169,10 @@ class McpServerConnection:
         try:
             result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
         except Exception as error:
+            needed, self._needs_login = self._needs_login, None
+            if needed is not None:  # the transport closed because the request needs a new login
+                self._mark_dead(f"MCP server {self.name!r} {needed}")
+                return ToolOutcome(output=f"MCP server {self.name!r} {needed}", is_error=True)
             if self._session_lost_in == generation:
                 return await self._after_lost_session(tool, arguments, generation, read_only=read_only)
             if self._connection_lost(error):
@@ -390,7 +398,15 @@ class McpServerConnection:
             from quorum.infrastructure.mcp.auth.oauth import connection_auth
 
             headers = expand_variables(settings.headers, self._env, where=f"{self.where}.headers")
-            auth = connection_auth(self.name, str(settings.url), settings.auth, headers, self._token_store, self._env)
+            auth = connection_auth(
+                self.name,
+                str(settings.url),
+                settings.auth,
+                headers,
+                self._token_store,
+                self._env,
+                on_login_required=self._login_required,
+            )
             http = await stack.enter_async_context(
                 httpx2.AsyncClient(
                     headers=headers,
@@ -454,6 +470,10 @@ class McpServerConnection:
     def _mark_stale(self) -> None:
         self._stale = True
         self.tools_changed.set()
+
+    def _login_required(self, error: LoginRequired) -> None:
+        """The OAuth provider says a request needs a (new) login; the failing call reports it."""
+        self._needs_login = error
 
     def _connection_lost(self, error: Exception) -> bool:
         if getattr(error, "code", None) == _CONNECTION_CLOSED:

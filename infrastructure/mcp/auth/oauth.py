@@ -17,6 +17,7 @@ Tokens live in ``McpTokenStore``; the SDK module is imported when a provider is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import warnings
@@ -42,12 +43,20 @@ def login_hint(server: str) -> str:
 
 
 class LoginRequired(ToolSourceError):
-    """The server wants authorization and no usable token is stored (a run cannot open a browser)."""
+    """The server wants authorization and no usable token is stored (a run cannot open a browser).
 
-    def __init__(self, server: str) -> None:
+    ``scope`` is set for a step-up (HTTP 403 ``insufficient_scope``): the scope the next login asks for.
+    """
+
+    def __init__(self, server: str, scope: str | None = None) -> None:
         # Worded to follow "MCP server 'NAME' ", as the connection reports it.
-        super().__init__(f"needs authorization (HTTP 401): run `{login_hint(server)}`", source=f"mcp.servers.{server}")
+        if scope is None:
+            what = "needs authorization (HTTP 401)"
+        else:
+            what = f"needs authorization for more scope (HTTP 403 insufficient_scope, scope {scope!r})"
+        super().__init__(f"{what}: run `{login_hint(server)}`", source=f"mcp.servers.{server}")
         self.server = server
+        self.scope = scope
 
 
 def uses_oauth(auth: McpAuthSettings, headers: Mapping[str, str]) -> bool:
@@ -62,11 +71,17 @@ def connection_auth(
     headers: Mapping[str, str],
     store: McpTokenStore | None,
     env: Mapping[str, str],
+    *,
+    on_login_required: Callable[[LoginRequired], None] | None = None,
 ) -> httpx2.Auth | None:
-    """The Auth a run's connection to an HTTP server uses, or None (no store, disabled, own header)."""
+    """The Auth a run's connection to an HTTP server uses, or None (no store, disabled, own header).
+
+    ``on_login_required`` is told when a request fails for want of a login: the SDK's transport
+    reports the failure as a closed connection, so the connection learns the reason this way.
+    """
     if store is None or not uses_oauth(auth, headers):
         return None
-    return build_auth(server, url, auth, store, env)
+    return build_auth(server, url, auth, store, env, on_login_required=on_login_required)
 
 
 def build_auth(
@@ -77,6 +92,7 @@ def build_auth(
     env: Mapping[str, str],
     *,
     interaction: Interaction | None = None,
+    on_login_required: Callable[[LoginRequired], None] | None = None,
 ) -> httpx2.Auth:
     """The httpx Auth for ``server`` at ``url``.
 
@@ -88,6 +104,7 @@ def build_auth(
         env: for ``${VAR}`` in ``client_id`` / ``client_secret``.
         interaction: given by ``login``: how to reach the person. Without it (runs), an
             authorization-code server that needs a new login fails with ``LoginRequired``.
+        on_login_required: called with that ``LoginRequired`` before it is raised.
 
     Raises:
         ConfigurationError: a ``${VAR}`` is unset, or the settings cannot make a client.
@@ -150,6 +167,7 @@ def build_auth(
     except ValueError as error:
         raise ConfigurationError(f"{where}: {error}") from None
     provider.server_name = server
+    provider.on_login_required = on_login_required
     return provider
 
 
@@ -293,8 +311,6 @@ async def _listen(storage: ServerTokenStorage, fixed_port: int) -> LoopbackRedir
     On ``fixed_port``, else the port of a stored dynamic registration (so it stays valid), else a
     free one (a registration for a taken port is dropped: the SDK registers anew).
     """
-    from quorum.infrastructure.mcp.auth.store import AuthRecord
-
     port = fixed_port or _registered_port(storage)
     redirect = LoopbackRedirect(port)
     try:
@@ -305,7 +321,8 @@ async def _listen(storage: ServerTokenStorage, fixed_port: int) -> LoopbackRedir
                 f"cannot listen on 127.0.0.1:{port} for the login redirect: {error.strerror}",
                 source=f"mcp.servers.{storage.server}.auth.redirect_port",
             ) from None
-    storage.store.save(storage.server, AuthRecord(storage.url))
+    stale = dataclasses.replace(storage.record(), tokens=None, expires_at=None, client_info=None)
+    storage.store.save(storage.server, stale)
     return await LoopbackRedirect(0).__aenter__()
 
 
@@ -313,8 +330,6 @@ def _preregister(
     storage: ServerTokenStorage, client_id: str, client_secret: str | None, redirect_uri: str, method: str | None
 ) -> None:
     """Put the configured client in the store, so the SDK skips dynamic registration."""
-    from quorum.infrastructure.mcp.auth.store import AuthRecord
-
     record = storage.record()
     info = {
         "client_id": client_id,
@@ -326,7 +341,7 @@ def _preregister(
     if client_secret:
         info["client_secret"] = client_secret
     if record.client_info != info:
-        storage.store.save(storage.server, AuthRecord(storage.url, record.tokens, record.expires_at, info))
+        storage.store.save(storage.server, dataclasses.replace(record, client_info=info))
 
 
 class _KnownExpiry:
@@ -338,6 +353,7 @@ class _KnownExpiry:
 
     context: Any
     server_name: str = ""
+    on_login_required: Callable[[LoginRequired], None] | None = None
 
     async def _initialize(self) -> None:
         await super()._initialize()  # type: ignore[misc]
@@ -352,7 +368,16 @@ def _provider_classes() -> tuple[type[Any], type[Any]]:
     from mcp.client.auth import OAuthClientProvider
 
     class Interactive(_KnownExpiry, OAuthClientProvider):
-        """The full flow, for ``quorum mcp login``."""
+        """The full flow, for ``quorum mcp login``; asks for the scope a run was refused for, too."""
+
+        async def _perform_authorization(self) -> Any:
+            from mcp.client.auth.utils import union_scopes
+
+            storage = self.context.storage
+            if isinstance(storage, ServerTokenStorage) and (wanted := storage.record().scope):
+                metadata = self.context.client_metadata
+                metadata.scope = union_scopes(metadata.scope, wanted)
+            return await super()._perform_authorization()
 
     class RunOnly(_KnownExpiry, OAuthClientProvider):
         """Stored tokens and refresh only: a 401 that would need a person raises ``LoginRequired``."""
@@ -364,12 +389,30 @@ def _provider_classes() -> tuple[type[Any], type[Any]]:
                 while True:
                     response = yield outgoing
                     if outgoing is request and _needs_person(response):
-                        raise LoginRequired(self.server_name)
+                        needed = LoginRequired(self.server_name, self._step_up_scope(response))
+                        self._initialized = False  # reload the tokens a new login stores
+                        if self.on_login_required is not None:
+                            self.on_login_required(needed)
+                        raise needed
                     outgoing = await flow.asend(response)
             except StopAsyncIteration:
                 return
             finally:
                 await flow.aclose()
+
+        def _step_up_scope(self, response: httpx2.Response) -> str | None:
+            """For a 403 step-up: the scope to log in with (held and challenged), remembered for login."""
+            if response.status_code != 403:
+                return None
+            from mcp.client.auth.utils import extract_scope_from_www_auth, union_scopes
+
+            tokens = self.context.current_tokens
+            held = union_scopes(self.context.client_metadata.scope, tokens.scope if tokens else None)
+            scope = union_scopes(held, extract_scope_from_www_auth(response)) or ""
+            storage = self.context.storage
+            if scope and isinstance(storage, ServerTokenStorage):
+                storage.want_scope(scope)
+            return scope or None
 
     return Interactive, RunOnly
 

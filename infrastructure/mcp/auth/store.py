@@ -2,7 +2,7 @@
 
 Each server has one file, ``<data dir>/mcp-auth/<server>.json`` (mode 0600, folder 0700). The file
 records the server URL the tokens were issued for and where the secret part lives:
-``{"url": …, "in": "file", "tokens": {…}, "expires_at": …, "client_info": {…}}`` or
+``{"url": …, "in": "file", "tokens": {…}, "expires_at": …, "client_info": {…}, "scope": …}`` or
 ``{"url": …, "in": "keyring"}`` with the same JSON in the platform keyring (service
 ``quorum-mcp``, user name = the server name). ``QUORUM_KEYS_BACKEND`` (``auto`` | ``keyring`` |
 ``file``) chooses where new records go, as for provider keys.
@@ -20,7 +20,7 @@ import os
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,12 +40,17 @@ _SAFE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 @dataclass(frozen=True)
 class AuthRecord:
-    """What is stored for one server. ``tokens`` and ``client_info`` are the SDK models' JSON."""
+    """What is stored for one server. ``tokens`` and ``client_info`` are the SDK models' JSON.
+
+    ``scope`` is what the server asked for beyond the stored token (a 403 ``insufficient_scope``
+    during a run, which cannot log in): the next ``quorum mcp login`` requests it too.
+    """
 
     url: str
     tokens: dict[str, Any] | None = None
     expires_at: float | None = None
     client_info: dict[str, Any] | None = None
+    scope: str | None = None
 
     def secret_values(self) -> dict[str, str]:
         """The secret strings of this record by field (access/refresh token, client secret)."""
@@ -119,11 +124,17 @@ class McpTokenStore:
             tokens=_mapping(data.get("tokens")),
             expires_at=float(expires) if isinstance(expires, int | float) else None,
             client_info=_mapping(data.get("client_info")),
+            scope=str(data["scope"]) if isinstance(data.get("scope"), str) else None,
         )
 
     def save(self, server: str, record: AuthRecord) -> Where:
         """Write ``record`` for ``server``; returns where the secret part went."""
-        body = {"tokens": record.tokens, "expires_at": record.expires_at, "client_info": record.client_info}
+        body = {
+            "tokens": record.tokens,
+            "expires_at": record.expires_at,
+            "client_info": record.client_info,
+            "scope": record.scope,
+        }
         where: Where = "keyring" if self._use_keyring() else "file"
         if where == "keyring":
             _keyring().set_password(SERVICE, server, json.dumps(body))
@@ -228,10 +239,8 @@ class ServerTokenStorage:
     async def set_tokens(self, tokens: OAuthToken) -> None:
         record = self.record()
         expires = time.time() + tokens.expires_in if tokens.expires_in is not None else None
-        self.store.save(
-            self.server,
-            AuthRecord(self.url, tokens.model_dump(mode="json", exclude_none=True), expires, record.client_info),
-        )
+        tokens_json = tokens.model_dump(mode="json", exclude_none=True)
+        self.store.save(self.server, replace(record, tokens=tokens_json, expires_at=expires))
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         from mcp.shared.auth import OAuthClientInformationFull
@@ -242,12 +251,17 @@ class ServerTokenStorage:
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         record = self.record()
         info = client_info.model_dump(mode="json", exclude_none=True)
-        self.store.save(self.server, AuthRecord(self.url, record.tokens, record.expires_at, info))
+        self.store.save(self.server, replace(record, client_info=info))
 
     def clear_tokens(self) -> None:
-        """Drop the tokens, keep the client registration (a fresh login reuses it)."""
+        """Drop the tokens, keep the client registration and the wanted scope (a fresh login reuses them)."""
+        self.store.save(self.server, replace(self.record(), tokens=None, expires_at=None))
+
+    def want_scope(self, scope: str) -> None:
+        """Remember ``scope`` (space-separated) as needed: the next login asks for it too."""
         record = self.record()
-        self.store.save(self.server, AuthRecord(self.url, None, None, record.client_info))
+        wanted = list(dict.fromkeys([*(record.scope or "").split(), *scope.split()]))
+        self.store.save(self.server, replace(record, scope=" ".join(wanted) or None))
 
 
 def open_token_store(env: Mapping[str, str], data_dir: Path) -> McpTokenStore:

@@ -5,8 +5,9 @@
 ``tests/support/conformance_client.py`` against it, which drives ``McpToolSource`` (and, for
 authorization-code scenarios, ``quorum mcp login``'s flow with an HTTP client as the browser).
 
-Every scenario must pass except those in ``EXPECTED_FAILURES`` (each with its reason, also in the
-README). A listed scenario that passes is printed, not failed: the list is then out of date.
+Every scenario must pass except those in ``EXPECTED_FAILURES``: the ones not applicable to Quorum,
+each with its reason (also in the README). A listed scenario that passes is printed, not failed:
+the list is then out of date.
 Scenarios run a few at a time (all at once, 26 Python clients starting together on two cores
 miss the suite's 30 s client deadline).
 """
@@ -31,24 +32,21 @@ CLIENT = ROOT / "tests" / "support" / "conformance_client.py"
 PARALLEL = 4
 
 EXPECTED_FAILURES = {
-    "elicitation-sep1034-client-defaults": (
-        "elicitation with schema defaults is answered by the client-capabilities work (issue 15), "
-        "which the wrapper does not wire yet"
-    ),
-    "auth/scope-step-up": (
-        "a run never opens a browser: a 403 insufficient_scope during a run ends with "
-        "'run quorum mcp login NAME' instead of a second authorization in the middle of the run"
-    ),
     "auth/2025-03-26-oauth-metadata-backcompat": (
-        "the mcp SDK (2.3) requires the authorization-server metadata issuer to match the server's "
-        "origin (SEP-2468); this 2025-03-26 scenario serves issuer '<origin>/oauth'"
+        "not applicable: the scenario serves authorization-server metadata at the origin's "
+        "/.well-known/oauth-authorization-server naming issuer '<origin>/oauth'; RFC 8414 section 3.3 "
+        "(required by MCP since SEP-2468) says metadata whose issuer is not the one the well-known URL "
+        "was built from must not be used (mix-up defence), and the mcp SDK enforces it. An explicit "
+        "issuer setting cannot make it legitimate: metadata for issuer '<origin>/oauth' lives at "
+        "/.well-known/oauth-authorization-server/oauth, which the scenario does not serve"
     ),
     "auth/client-credentials-jwt": (
-        "not applicable: Quorum's client_credentials grant takes client_id + client_secret; "
-        "private_key_jwt client assertions are not configurable"
+        "not applicable: Quorum's client_credentials grant authenticates with client_id + "
+        "client_secret; it has no private_key_jwt client authentication (no key configuration)"
     ),
     "auth/cross-app-access-complete-flow": (
-        "not applicable: enterprise-managed authorization (SEP-990 ID-JAG token exchange) is not supported"
+        "not applicable: Quorum has no enterprise-managed authorization (SEP-990: ID-JAG token "
+        "exchange with an identity provider)"
     ),
 }
 

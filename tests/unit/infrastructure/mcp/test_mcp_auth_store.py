@@ -47,3 +47,19 @@ async def test_loopback_takes_the_callback_and_ignores_other_paths() -> None:
         page = await http.get(redirect.redirect_uri, params={"code": "abc", "state": "xyz"})
         assert page.status_code == 200
         assert await asyncio.wait_for(redirect.wait(), 30) == {"code": "abc", "state": "xyz"}
+
+
+async def test_a_wanted_scope_survives_new_tokens_registration_and_clearing(tmp_path: Path) -> None:
+    store = McpTokenStore(tmp_path, "file")
+    storage = store.storage("notes", "http://127.0.0.1:1/mcp")
+    storage.want_scope("mcp:basic mcp:write")
+    storage.want_scope("mcp:write mcp:admin")  # a union, in order, without repeats
+    await storage.set_tokens(OAuthToken(access_token="a", token_type="Bearer", scope="mcp:basic"))
+    await storage.set_client_info(
+        OAuthClientInformationFull(client_id="c", redirect_uris=["http://127.0.0.1:9/callback"])  # type: ignore[list-item]
+    )
+    storage.clear_tokens()
+    record = store.load("notes")
+    assert record is not None and record.scope == "mcp:basic mcp:write mcp:admin"
+    assert record.tokens is None and record.client_info is not None
+    assert store.remove("notes") and store.load("notes") is None  # logout forgets it too
