@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
+from quorum.cli.commands.shared_options import color_option, config_option, quiet_option, verbose_option
 from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
@@ -32,15 +32,9 @@ def decide_options(func: Any) -> Any:
         config_option,
         click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),
         engine_option,
-        click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
-        click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
-        click.option(
-            "--color",
-            type=click.Choice(["auto", "always", "never"]),
-            default="auto",
-            show_default=True,
-            help="Color and live status.",
-        ),
+        quiet_option,
+        verbose_option,
+        color_option,
     ]
     for decorator in reversed(decorators):
         func = decorator(func)

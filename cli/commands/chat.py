@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
+from quorum.cli.commands.shared_options import color_option, config_option, verbose_option
 
 # Only click and the option decorators at import: ``quorum chat --help`` must stay fast.
 
@@ -24,14 +24,8 @@ from quorum.cli.commands.shared_options import config_option
 )
 @click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID (any prefix).")
 @click.option("--continue", "continue_last", is_flag=True, help="Continue the conversation of the last recorded run.")
-@click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote.")
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Color and live status (auto: on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it).",
-)
+@verbose_option
+@color_option
 def chat(
     model: str | None,
     config_path: Path | None,

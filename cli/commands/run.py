@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
+from quorum.cli.commands.shared_options import color_option, config_option, quiet_option, verbose_option
 from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import (
     EXIT_AWAITING_APPROVAL,
@@ -63,15 +63,9 @@ def run_options(func: Any) -> Any:
             help="Continue the conversation of the last recorded run.",
         ),
         click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID."),
-        click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line."),
-        click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote."),
-        click.option(
-            "--color",
-            type=click.Choice(["auto", "always", "never"]),
-            default="auto",
-            show_default=True,
-            help="Color and live status (auto: on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it).",
-        ),
+        quiet_option,
+        verbose_option,
+        color_option,
     ]
     for decorator in reversed(decorators):
         func = decorator(func)

@@ -13,3 +13,18 @@ config_option = click.option(
     help="Extra config file (over ./quorum.toml).",
 )
 """``--config PATH``: one more config layer, after ./quorum.toml."""
+
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="Only the answer and the final line.")
+"""``-q``: stdout gets only the final answer; stderr only errors and the final line."""
+
+verbose_option = click.option("--verbose", "-v", is_flag=True, help="Full tool results and every vote.")
+"""``-v``: every vote, whole tool results, MCP server log lines."""
+
+color_option = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Color and live status (auto: on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it).",
+)
+"""``--color auto|always|never``: how a run is drawn (``NO_COLOR``/``FORCE_COLOR`` under auto)."""
