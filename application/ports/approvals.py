@@ -43,6 +43,9 @@ class CallDecision(BaseModel):
         approved: approve (the call runs) or reject (the model sees ``reason``).
         by: who decided (``--by``, else ``$USER``).
         reason: why; required for a rejection by the CLI.
+        decision_id: the claim this decision belongs to, when the claimer may repeat it (the
+            Temporal engine's retried claim): a claim whose decisions are all recorded under
+            this id already succeeded, and claiming it again succeeds without recording anything.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,6 +54,7 @@ class CallDecision(BaseModel):
     approved: bool
     by: str
     reason: str = ""
+    decision_id: str | None = None
 
 
 @runtime_checkable
@@ -69,6 +73,9 @@ class PendingApprovals(Protocol):
 
         On success the run is no longer ``awaiting_approval`` (it is being continued) and the
         decided calls are no longer pending; the caller must now continue the run.
+
+        Idempotent per ``decision_id``: when every decision carries one and all are recorded
+        under it, the claim already happened and returns without recording anything.
 
         Raises:
             UsageError: no such run; the run is not awaiting approval (finished, or being

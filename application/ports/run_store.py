@@ -36,6 +36,8 @@ class RunHeader(_ReadModel):
         config_digest: a digest of the effective configuration (never the configuration itself).
         parent_run_id: the run this one continues (``--continue`` / ``--resume``), if any.
         started_at: when the run started (timezone-aware).
+        engine: where the run lives: ``local`` (a process) or ``temporal`` (a workflow whose id
+            is the run id); ``approve``/``reject`` send a decision there.
     """
 
     run_id: str
@@ -45,6 +47,7 @@ class RunHeader(_ReadModel):
     config_digest: str | None = None
     parent_run_id: str | None = None
     started_at: datetime
+    engine: str = "local"
 
 
 class RecordedEvent(_ReadModel):

@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -66,6 +67,8 @@ def claim(conn: sqlite3.Connection, run_id: str, decisions: Sequence[CallDecisio
     Raises:
         UsageError: see ``PendingApprovals.claim``; the caller rolls back.
     """
+    if claimed_before(conn, run_id, decisions):
+        return
     row = conn.execute("SELECT stop_reason FROM runs WHERE id = ?", (run_id,)).fetchone()
     if row is None:
         raise UsageError(f"there is no run {run_id!r} in the run log")
@@ -81,7 +84,21 @@ def claim(conn: sqlite3.Connection, run_id: str, decisions: Sequence[CallDecisio
         )
     now = time.time()
     conn.executemany(
-        "INSERT INTO decisions (run_id, call_id, approved, by, reason, decided_at) VALUES (?, ?, ?, ?, ?, ?)",
-        [(run_id, d.call_id, int(d.approved), d.by, d.reason, now) for d in decisions],
+        "INSERT INTO decisions (run_id, call_id, approved, by, reason, decided_at, decision_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, d.call_id, int(d.approved), d.by, d.reason, now, d.decision_id) for d in decisions],
     )
     conn.execute("UPDATE runs SET stop_reason = NULL, ended_at = NULL WHERE id = ?", (run_id,))
+
+
+def claimed_before(conn: sqlite3.Connection, run_id: str, decisions: Sequence[CallDecision]) -> bool:
+    """Whether this claim already happened: every decision carries a ``decision_id`` recorded for its call."""
+    rows = conn.execute("SELECT call_id, decision_id FROM decisions WHERE run_id = ?", (run_id,)).fetchall()
+    return same_claim({call_id: decision_id for call_id, decision_id in rows}, decisions)
+
+
+def same_claim(recorded: dict[str, Any], decisions: Sequence[CallDecision]) -> bool:
+    """Whether ``recorded`` (call id → decision id in the log) already holds every one of ``decisions``."""
+    if not decisions or any(d.decision_id is None for d in decisions):
+        return False
+    return all(recorded.get(d.call_id) == d.decision_id for d in decisions)

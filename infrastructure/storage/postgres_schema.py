@@ -69,8 +69,20 @@ CREATE TABLE decisions (
 )
 """
 
+_V2 = """
+ALTER TABLE runs ADD COLUMN engine TEXT;
+ALTER TABLE decisions ADD COLUMN decision_id TEXT;
+CREATE TABLE payloads (
+    run_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+)
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("runs, their events and people's decisions on deferred calls (SQLite schema 4)", _V1),
+    ("the engine a run lives on, a claim's id, Temporal runs' large tool outputs (SQLite schema 5)", _V2),
 )
 """(description, SQL) in order."""
 

@@ -36,6 +36,7 @@ from quorum.domain.events import RunEvent, RunFinished, TurnStarted
 from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage
 from quorum.infrastructure.storage import postgres_queries
+from quorum.infrastructure.storage.approvals import same_claim
 from quorum.infrastructure.storage.postgres_schema import migrate
 from quorum.infrastructure.storage.queries import like
 
@@ -50,7 +51,7 @@ _SUMMARY = """
 SELECT r.id, r.task, r.model, r.workspace, r.config_digest, r.parent_run_id, r.started_at, r.ended_at,
        r.stop_reason, r.detail, r.output, r.turns, r.input_tokens, r.output_tokens,
        r.reviewer_input_tokens, r.reviewer_output_tokens, r.cost,
-       (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call')
+       (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call'), r.engine
 FROM runs r
 """
 
@@ -161,10 +162,10 @@ class PostgresRunStore:
     def start_run(self, header: RunHeader) -> None:
         with self._write() as conn:
             conn.execute(
-                "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at, engine)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 (header.run_id, header.task, header.model, header.workspace, header.config_digest,
-                 header.parent_run_id, header.started_at.timestamp()),
+                 header.parent_run_id, header.started_at.timestamp(), _engine(header.engine)),
             )  # fmt: skip
         self._turns[header.run_id] = 0
 
@@ -275,11 +276,28 @@ class PostgresRunStore:
         with self._read() as conn:
             return postgres_queries.pending(conn, run_id)
 
+    def put_payload(self, run_id: str, key: str, data: str) -> None:
+        """Keep ``data`` under ``(run_id, key)`` (a large tool output of a Temporal run); a repeated put is ignored."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO payloads (run_id, key, data) VALUES (%s, %s, %s) ON CONFLICT (run_id, key) DO NOTHING",
+                (run_id, key, data),
+            )
+
+    def get_payload(self, run_id: str, key: str) -> str | None:
+        """The data kept under ``(run_id, key)``, None when there is none."""
+        with self._read() as conn:
+            row = conn.execute("SELECT data FROM payloads WHERE run_id = %s AND key = %s", (run_id, key)).fetchone()
+        return None if row is None else str(row[0])
+
     def claim(self, run_id: str, decisions: Sequence[CallDecision]) -> None:
         with self._write() as conn:
             # The row lock serializes claimers of this run across connections and machines: the
             # second one waits here, then reads the run as the first one left it.
             row = conn.execute("SELECT stop_reason FROM runs WHERE id = %s FOR UPDATE", (run_id,)).fetchone()
+            rows = conn.execute("SELECT call_id, decision_id FROM decisions WHERE run_id = %s", (run_id,)).fetchall()
+            if same_claim({str(c): d for c, d in rows}, decisions):
+                return  # this claim (its decision id) was recorded by an earlier attempt
             if row is None:
                 raise UsageError(f"there is no run {run_id!r} in the run log")
             if row[0] != AWAITING:
@@ -295,9 +313,9 @@ class PostgresRunStore:
             now = time.time()
             with conn.cursor() as cursor:
                 cursor.executemany(
-                    "INSERT INTO decisions (run_id, call_id, approved, by, reason, decided_at)"
-                    " VALUES (%s, %s, %s, %s, %s, %s)",
-                    [(run_id, d.call_id, d.approved, d.by, d.reason, now) for d in decisions],
+                    "INSERT INTO decisions (run_id, call_id, approved, by, reason, decided_at, decision_id)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    [(run_id, d.call_id, d.approved, d.by, d.reason, now, d.decision_id) for d in decisions],
                 )
             conn.execute("UPDATE runs SET stop_reason = NULL, ended_at = NULL WHERE id = %s", (run_id,))
 
@@ -350,8 +368,10 @@ def _time(value: float) -> datetime:
 
 def _summary(row: Sequence[Any]) -> RunSummary:
     (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
-     input_tokens, output_tokens, reviewer_input_tokens, reviewer_output_tokens, cost, tool_calls) = row  # fmt: skip
+     input_tokens, output_tokens, reviewer_input_tokens, reviewer_output_tokens, cost, tool_calls,
+     engine) = row  # fmt: skip
     return RunSummary(
+        engine=engine or "local",
         run_id=run_id,
         task=task,
         model=model,
@@ -373,3 +393,8 @@ def _summary(row: Sequence[Any]) -> RunSummary:
         ),
         cost=cost,
     )
+
+
+def _engine(engine: str) -> str | None:
+    """The ``runs.engine`` value: NULL for the local engine (as runs recorded before the column)."""
+    return None if engine == "local" else engine

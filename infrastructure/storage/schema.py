@@ -9,7 +9,9 @@ Two tables: ``runs`` (one row per run: its header, its current turn, and how it 
 ``run_finished``) and ``events`` (every run event as its ``--json`` form, in order: the source of
 truth). Everything else, the conversation, tool and review figures, search, is read from the events.
 A third, ``decisions``, only claims people's decisions on deferred calls (``approvals.py``): its
-primary key is what makes a call decided, and so executed, at most once.
+primary key is what makes a call decided, and so executed, at most once. ``runs.engine`` says
+where a run lives (NULL: the local engine); ``payloads`` holds large tool outputs of runs on the
+Temporal engine, referenced from workflow history instead of copied into it.
 """
 
 from __future__ import annotations
@@ -76,11 +78,27 @@ CREATE TABLE decisions (
 ) WITHOUT ROWID;
 """
 
+_V5 = """
+ALTER TABLE runs ADD COLUMN engine TEXT;
+ALTER TABLE decisions ADD COLUMN decision_id TEXT;
+CREATE TABLE payloads (
+    run_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("runs and their events", _V1),
     ("runs track their current turn (interrupted runs show how far they got) and the run they continue", _V2),
     ("runs record their reviewer models' tokens and their cost (USD, NULL when unknown)", _V3),
     ("people's decisions on deferred calls, each claimed once (quorum approve / reject)", _V4),
+    (
+        "the engine a run lives on (NULL: local), a claim's id (a repeated claim is recognised), and large"
+        " tool outputs of Temporal runs kept out of workflow history",
+        _V5,
+    ),
 )
 """(description, SQL) in order."""
 

@@ -49,7 +49,7 @@ _SUMMARY = """
 SELECT r.id, r.task, r.model, r.workspace, r.config_digest, r.parent_run_id, r.started_at, r.ended_at,
        r.stop_reason, r.detail, r.output, r.turns, r.input_tokens, r.output_tokens,
        r.reviewer_input_tokens, r.reviewer_output_tokens, r.cost,
-       (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call')
+       (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call'), r.engine
 FROM runs r
 """
 
@@ -165,8 +165,8 @@ class SqliteRunStore:
     def start_run(self, header: RunHeader) -> None:
         with self._write() as conn:
             conn.execute(
-                "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at, engine)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     header.run_id,
                     header.task,
@@ -175,6 +175,7 @@ class SqliteRunStore:
                     header.config_digest,
                     header.parent_run_id,
                     header.started_at.timestamp(),
+                    _engine(header.engine),
                 ),
             )
         self._turns[header.run_id] = 0
@@ -282,6 +283,20 @@ class SqliteRunStore:
         with self._read() as conn:
             return approvals.pending(conn, run_id)
 
+    def put_payload(self, run_id: str, key: str, data: str) -> None:
+        """Keep ``data`` under ``(run_id, key)`` (a large tool output of a Temporal run); a repeated put is ignored."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO payloads (run_id, key, data) VALUES (?, ?, ?) ON CONFLICT (run_id, key) DO NOTHING",
+                (run_id, key, data),
+            )
+
+    def get_payload(self, run_id: str, key: str) -> str | None:
+        """The data kept under ``(run_id, key)``, None when there is none."""
+        with self._read() as conn:
+            row = conn.execute("SELECT data FROM payloads WHERE run_id = ? AND key = ?", (run_id, key)).fetchone()
+        return None if row is None else str(row[0])
+
     def claim(self, run_id: str, decisions: Sequence[CallDecision]) -> None:
         with self._write() as conn:
             approvals.claim(conn, run_id, decisions)
@@ -298,8 +313,9 @@ class SqliteRunStore:
     def _summary(row: tuple[Any, ...]) -> RunSummary:
         (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
          input_tokens, output_tokens, reviewer_input_tokens, reviewer_output_tokens, cost,
-         tool_calls) = row  # fmt: skip
+         tool_calls, engine) = row  # fmt: skip
         return RunSummary(
+            engine=engine or "local",
             run_id=run_id,
             task=task,
             model=model,
@@ -321,3 +337,8 @@ class SqliteRunStore:
             ),
             cost=cost,
         )
+
+
+def _engine(engine: str) -> str | None:
+    """The ``runs.engine`` value: NULL for the local engine (as runs recorded before the column)."""
+    return None if engine == "local" else engine

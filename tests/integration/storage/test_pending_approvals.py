@@ -122,3 +122,26 @@ def test_of_concurrent_claimers_on_separate_connections_exactly_one_wins(backend
         thread.join(timeout=60)
     assert sorted(outcomes) == ["lost"] * (claimers - 1) + ["won"]
     assert setup.pending() == []
+
+
+def test_a_claim_repeated_with_its_decision_id_succeeds_without_recording_again(store: Any) -> None:
+    """The Temporal engine retries a claim whose first attempt committed but never reported back."""
+    awaiting_run(store, "r1", ["c1", "c2"])
+    decided = [CallDecision(call_id="c1", approved=True, by="alice", decision_id="claim-1")]
+    store.claim("r1", decided)
+    store.claim("r1", decided)  # the retry: the same claim, already recorded
+    other = [CallDecision(call_id="c1", approved=True, by="alice", decision_id="claim-2")]
+    with pytest.raises(UsageError, match="not waiting for approval"):
+        store.claim("r1", other)  # another claim of the same call is still refused
+    with pytest.raises(UsageError):
+        store.claim("r1", approve("c1"))  # and so is one without an id
+
+
+def test_the_engine_of_a_run_is_recorded_and_large_outputs_kept_by_reference(store: Any) -> None:
+    store.start_run(RunHeader(run_id="t1", task="t", model="m:x", started_at=NOW, engine="temporal"))
+    store.start_run(RunHeader(run_id="l1", task="t", model="m:x", started_at=NOW))
+    assert (store.get_run("t1").engine, store.get_run("l1").engine) == ("temporal", "local")
+    store.put_payload("t1", "k", "x" * 40_000)
+    store.put_payload("t1", "k", "ignored: a repeated put keeps the first")
+    assert store.get_payload("t1", "k") == "x" * 40_000
+    assert store.get_payload("t1", "other") is None
