@@ -55,6 +55,7 @@ async def execute_temporal(
         hil_mode=hil_mode,
         approval_timeout=settings.review.approval_timeout,
         parent_run_id=container.parent_run_id(),
+        heartbeat_timeout=engine.heartbeat_timeout,
     )
     client = await connect(engine)
     handle = await start_run(client, spec, engine.task_queue)
@@ -116,16 +117,18 @@ def _ask_here(store: Any, run_id: str) -> list[Any]:
 def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
     """Send a person's decision to the run's workflow when the run lives on Temporal.
 
-    Returns None when the configured engine is local or no workflow of that run is running on
-    Temporal (the caller continues the run in this process), else the exit code. The calls are
-    checked to be pending first (exit 2 otherwise); the workflow claims them in the run log,
-    once, before it settles them.
+    Where a run lives is recorded with it (``runs.engine``), so ``approve``/``reject`` need no
+    ``--engine``. Returns None when the run is not on Temporal, or its workflow is no longer
+    running there (the caller continues the run in this process; a decision is claimed once
+    either way), else the exit code. The calls are checked to be pending first (exit 2
+    otherwise); the workflow claims them in the run log, once, before it settles them.
     """
     from quorum.cli.container import build_container
 
     container = build_container(options)
-    settings = container.settings()
-    if settings.engine.kind != "temporal":
+    store = container.run_store()
+    run = store.get_run(request.run_id) if store is not None else None
+    if run is None or run.engine != "temporal":
         return None
     return asyncio.run(_decide(container, request, options, display))
 
@@ -155,7 +158,12 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
     decisions = [
         CallDecision(call_id=c, approved=request.approved, by=request.by, reason=request.reason) for c in chosen
     ]
-    await send_decisions(client, request.run_id, decisions)
+    model_id = None
+    if request.model_id:
+        from quorum.cli.model_choice import choose_model
+
+        model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
+    await send_decisions(client, request.run_id, decisions, model_id=model_id)
     renderer: Any
     if options.json:
         from quorum.cli.render.jsonl import JsonLinesRenderer

@@ -70,6 +70,7 @@ def compose(config_path: Path | None, workspace: str) -> Any:
         escalate_on_reject=gate.escalate_on_reject,
         viewer=WorkspaceCallViewer(Path(workspace)),
         store=store,
+        payloads=store,
         approvals=store,
         redactor=container.redactor(),
         prices=container.prices(),

@@ -22,6 +22,9 @@ class EngineSettings(Section):
         namespace: the Temporal namespace.
         task_queue: the task queue workers poll and runs are started on.
         tls: connect to Temporal over TLS (a hosted service); off for a local dev server.
+        heartbeat_timeout: seconds a running tool call may go without a heartbeat from its worker
+            before it counts as lost (a high-risk call is then reported to the model as of unknown
+            outcome, a low-risk one retried).
     """
 
     kind: Literal["local", "temporal"] = "local"
@@ -29,6 +32,7 @@ class EngineSettings(Section):
     namespace: str = Field("default", min_length=1)
     task_queue: str = Field(DEFAULT_TASK_QUEUE, min_length=1)
     tls: bool = False
+    heartbeat_timeout: float = Field(15.0, ge=1.0)
 
 
 def require_temporal() -> None:

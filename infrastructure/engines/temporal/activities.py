@@ -11,14 +11,15 @@ attempt).
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from quorum.application.ports.approvals import PendingApprovals
+from quorum.application.ports.approvals import PendingApprovals, PendingCall
 from quorum.application.ports.llm import LlmGateway
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import ActionReviewer, CallViewer
@@ -28,7 +29,7 @@ from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.use_cases.continue_run import open_turn
 from quorum.domain.errors import QuorumError, UsageError
-from quorum.domain.events import RunEvent, RunStarted
+from quorum.domain.events import ApprovalRequested, RunEvent, RunStarted, ToolResultEvent
 from quorum.domain.messages import ToolResultBlock
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import TextBlock
@@ -49,6 +50,30 @@ from quorum.infrastructure.engines.temporal.messages import (
 )
 
 HEARTBEAT_SECONDS = 3.0
+"""The longest pause between heartbeats of a running tool call (shorter for a short heartbeat timeout)."""
+
+INLINE_OUTPUT_CHARS = 2048
+"""Tool outputs up to this size travel in workflow history; larger ones are kept in the run log's
+payloads and history carries a reference (``payload_reference``), so it stays small."""
+
+_REFERENCE = re.compile(r"\[quorum payload (\S+): \d+ characters kept in the run log\]")
+
+
+def payload_reference(key: str, size: int) -> str:
+    """The text standing for a tool output kept in the run log under ``key`` (what history holds)."""
+    return f"[quorum payload {key}: {size} characters kept in the run log]"
+
+
+class PayloadStore(Protocol):
+    """Where large tool outputs wait for the record activity (both run stores implement it)."""
+
+    def put_payload(self, run_id: str, key: str, data: str) -> None:
+        """Keep ``data``; a repeated put of the same key keeps the first."""
+        ...
+
+    def get_payload(self, run_id: str, key: str) -> str | None:
+        """The data under ``key``, None when there is none."""
+        ...
 
 
 @dataclass
@@ -63,7 +88,8 @@ class RunParts:
         panel: the reviewer panel, None without ``[review] reviewers``.
         escalate_on_reject: ``[review] escalate_on_reject``.
         viewer: what policy rules see of a call.
-        store: the run log (shared by every worker and client).
+        store: the run log (shared by every worker and client); it also keeps large tool outputs
+            (``PayloadStore``).
         approvals: the run log's pending approvals.
         redactor: the worker's known secrets.
         prices: token prices (a response's cost travels with it; the workflow cannot look prices up).
@@ -80,6 +106,7 @@ class RunParts:
     escalate_on_reject: bool
     viewer: CallViewer
     store: RunStore
+    payloads: PayloadStore
     approvals: PendingApprovals
     redactor: Redactor
     prices: PriceList | None
@@ -188,7 +215,11 @@ class QuorumActivities:
         """Execute one call (heartbeating, so a lost worker is noticed); the output is redacted here."""
         parts = self._for(request.workspace)
         await self._spec(parts)
-        beating = asyncio.get_running_loop().create_task(_heartbeat())
+        info = activity.info()
+        every = HEARTBEAT_SECONDS
+        if info.heartbeat_timeout is not None:
+            every = min(every, info.heartbeat_timeout.total_seconds() / 4)
+        beating = asyncio.get_running_loop().create_task(_heartbeat(every))
         try:
             async with asyncio.timeout(request.timeout):
                 outcome = await parts.executor.execute(request.call, clearance=request.clearance)
@@ -199,6 +230,10 @@ class QuorumActivities:
         finally:
             beating.cancel()
         output, _ = parts.redactor.redact(outcome.output)
+        if len(output) > INLINE_OUTPUT_CHARS:  # kept out of workflow history: the record activity resolves it
+            key = f"tool.{info.activity_id}.{info.attempt}"
+            parts.payloads.put_payload(request.run_id, key, output)
+            output = payload_reference(key, len(output))
         return outcome.model_copy(update={"output": output})
 
     @activity.defn(name="quorum.panel")
@@ -225,11 +260,13 @@ class QuorumActivities:
                     workspace=batch.workspace,
                     parent_run_id=batch.parent_run_id,
                     started_at=batch.events[0].at,
+                    engine="temporal",
                 )
                 store.start_run(header)
             last = recorded[-1].seq if recorded else -1
             fresh = [e for e in batch.events if e.seq > last]
             if fresh:
+                fresh = [_resolved(e, batch.run_id, parts.payloads) for e in fresh]
                 store.append_events(batch.run_id, [_redacted(e, parts.redactor) for e in fresh])
             return batch.events[-1].seq
         except QuorumError as error:
@@ -243,14 +280,16 @@ class QuorumActivities:
         run = store.get_run(request.run_id)
         if run is None:
             return Claimed(refused=f"there is no run {request.run_id!r} in the run log")
-        pending = {p.request.call_id: p for p in approvals.pending(run.run_id)}
+        # The calls requested and not answered, read from the events rather than approvals.pending():
+        # a retried claim whose first attempt committed finds them no longer pending there.
+        pending = _unanswered(run.run_id, run.task, store.load_events(run.run_id))
         unknown = [d.call_id for d in request.decisions if d.call_id not in pending]
         if unknown:
             return Claimed(refused=f"not pending: {', '.join(unknown)}")
         decisions = list({d.call_id: d for d in request.decisions}.values())
         try:
             turn = open_turn(run, store.load_history(run.run_id), pending, decisions)
-            approvals.claim(run.run_id, decisions)
+            approvals.claim(run.run_id, decisions)  # idempotent per decision id: a retry succeeds
         except UsageError as error:
             return Claimed(refused=str(error))
         return Claimed(turn=turn, facts=await self._facts(parts, list(turn.calls)))
@@ -266,10 +305,33 @@ class QuorumActivities:
         self._parts.clear()
 
 
-async def _heartbeat() -> None:
+def _unanswered(run_id: str, task: str, events: list[RecordedEvent]) -> dict[str, PendingCall]:
+    """The calls of the run with an ``approval_requested`` (its first) and no ``tool_result``, by call id."""
+    requested: dict[str, PendingCall] = {}
+    for recorded in events:
+        event = recorded.event
+        if isinstance(event, ApprovalRequested) and event.call_id not in requested:
+            requested[event.call_id] = PendingCall(run_id=run_id, task=task, requested_at=recorded.at, request=event)
+        elif isinstance(event, ToolResultEvent):
+            requested.pop(event.call_id, None)
+    return requested
+
+
+async def _heartbeat(every: float) -> None:
     while True:
         activity.heartbeat()
-        await asyncio.sleep(HEARTBEAT_SECONDS)
+        await asyncio.sleep(every)
+
+
+def _resolved(recorded: RecordedEvent, run_id: str, payloads: PayloadStore) -> RecordedEvent:
+    """``recorded`` with a tool output that history only references replaced by the output."""
+    event = recorded.event
+    if not isinstance(event, ToolResultEvent) or not (found := _REFERENCE.fullmatch(event.output)):
+        return recorded
+    data = payloads.get_payload(run_id, found.group(1))
+    if data is None:
+        return recorded
+    return recorded.model_copy(update={"event": event.model_copy(update={"output": data})})
 
 
 def _redacted(recorded: RecordedEvent, redactor: Redactor) -> RecordedEvent:

@@ -67,14 +67,20 @@ async def running(client: Client, run_id: str) -> bool:
     return description.status == WorkflowExecutionStatus.RUNNING
 
 
-async def send_decisions(client: Client, run_id: str, decisions: Sequence[CallDecision]) -> None:
+async def send_decisions(
+    client: Client, run_id: str, decisions: Sequence[CallDecision], *, model_id: str | None = None
+) -> None:
     """Signal people's decisions to the run's workflow (buffered by Temporal if no worker runs).
+
+    ``model_id`` (resolved) switches the rest of the run to that model, as ``approve --model`` does locally.
 
     Raises:
         UsageError: no such workflow is running.
     """
     try:
-        await client.get_workflow_handle(run_id).signal(DECIDE_SIGNAL, Decisions(decisions=tuple(decisions)))
+        await client.get_workflow_handle(run_id).signal(
+            DECIDE_SIGNAL, Decisions(decisions=tuple(decisions), model_id=model_id)
+        )
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
             raise UsageError(f"run {run_id} is not running on Temporal") from None

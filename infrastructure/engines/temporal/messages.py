@@ -2,7 +2,8 @@
 
 Everything here is small on purpose: the conversation never crosses (the model-request activity
 reads it from the run log by run id), nor do tool schemas (each worker derives them from its own
-tools by name). Tool outputs do cross once, redacted, as the tool activity's result.
+tools by name). Tool outputs cross redacted, as the tool activity's result, when small; a large one is kept in
+the run log's payloads and only a reference crosses (``activities.payload_reference``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class RunSpec(_Message):
             ``auto_approve``/``auto_reject`` decide at once.
         approval_timeout: seconds a deferred call waits before it is rejected.
         parent_run_id: the run continued (``--continue``/``--resume``), recorded with the run.
+        heartbeat_timeout: seconds without a heartbeat after which a running tool call's worker
+            counts as lost (``[engine] heartbeat_timeout``).
     """
 
     run_id: str
@@ -52,6 +55,7 @@ class RunSpec(_Message):
     hil_mode: str = "defer"
     approval_timeout: float = 86400.0
     parent_run_id: str | None = None
+    heartbeat_timeout: float = 15.0
 
 
 class Prepared(_Message):
@@ -146,9 +150,15 @@ class Claimed(_Message):
 
 
 class Decisions(_Message):
-    """The Signal's payload: decisions on pending calls of the run."""
+    """The Signal's payload: decisions on pending calls of the run.
+
+    Attributes:
+        decisions: one per call decided.
+        model_id: continue the run with this model (``quorum approve --model``), resolved by the client.
+    """
 
     decisions: tuple[CallDecision, ...]
+    model_id: str | None = None
 
 
 class WorkflowStatus(_Message):

@@ -79,7 +79,6 @@ NO_DECISION = "no decision within [review] approval_timeout ({hours:g} h); rejec
 
 _QUICK = timedelta(seconds=60)
 _MODEL = timedelta(minutes=10)
-_HEARTBEAT = timedelta(seconds=15)
 _ONCE = RetryPolicy(maximum_attempts=1)
 _LOW_RISK = RetryPolicy(maximum_attempts=3, initial_interval=timedelta(seconds=1))
 _RETRY = RetryPolicy(maximum_attempts=5, initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
@@ -283,7 +282,7 @@ class ActivityExecutor:
                 request,
                 result_type=ToolOutcome,
                 start_to_close_timeout=timedelta(seconds=timeout + 30),
-                heartbeat_timeout=_HEARTBEAT,
+                heartbeat_timeout=timedelta(seconds=self._spec.heartbeat_timeout),
                 retry_policy=_ONCE if high else _LOW_RISK,
             )
         except ActivityError as error:
@@ -359,6 +358,7 @@ class RunWorkflow:
 
     def __init__(self) -> None:
         self._inbox: list[CallDecision] = []
+        self._model: str | None = None
         self._recorder: WorkflowRecorder | None = None
         self._prices = ReplyPrices()
 
@@ -366,6 +366,8 @@ class RunWorkflow:
     def decide(self, decisions: Decisions) -> None:
         """People's decisions; buffered in the history, so they count even if no worker is running."""
         self._inbox.extend(decisions.decisions)
+        if decisions.model_id:
+            self._model = decisions.model_id
 
     @workflow.query(name=STATUS_QUERY)
     def status(self) -> WorkflowStatus:
@@ -403,7 +405,9 @@ class RunWorkflow:
             except TimeoutError:
                 reason = NO_DECISION.format(hours=spec.approval_timeout / 3600)
                 self._inbox.extend(CallDecision(call_id=c, approved=False, by="quorum", reason=reason) for c in waiting)
-            decisions, self._inbox = tuple(self._inbox), []
+            claim_id = str(workflow.uuid4())  # a retried claim is recognised by it, never refused as taken
+            decisions = tuple(d.model_copy(update={"decision_id": claim_id}) for d in self._inbox)
+            self._inbox = []
             claimed = await workflow.execute_activity(
                 "quorum.claim",
                 ClaimRequest(run_id=spec.run_id, workspace=spec.workspace, decisions=decisions),
@@ -416,6 +420,8 @@ class RunWorkflow:
                 continue
             facts.update(claimed.facts)
             agent = self._agent(spec, prepared, recorder, facts)
+            if self._model:  # quorum approve --model: the rest of the run on another model
+                request = request.model_copy(update={"model_id": self._model})
             result = await agent.execute(request.model_copy(update={"resume": claimed.turn}))
         await recorder.drain()
         recorder.finished = True

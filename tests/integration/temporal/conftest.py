@@ -7,17 +7,20 @@ workspace, on a task queue of its own; ``Worker.kill()`` is ``kill -9``.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +28,11 @@ from tests.e2e.conftest import Cli, isolated_env
 
 BIN = Path(sys.executable).parent / "temporal"
 READY_TIMEOUT = 60.0
+HEARTBEAT_TIMEOUT = 5
+"""Seconds before a killed worker's running call counts as lost (15 by default; short to keep tests quick)."""
+HISTORIES = Path(__file__).parent / "histories"
+RECORD = os.environ.get("QUORUM_RECORD_HISTORIES") == "1"
+"""Set QUORUM_RECORD_HISTORIES=1 to rewrite the committed histories the replay test replays."""
 
 
 def _free_port() -> int:
@@ -136,6 +144,7 @@ def tcli(tmp_path: Path, temporal_server: DevServer) -> Cli:
     queue = f"test-{uuid.uuid4().hex[:8]}"
     (workspace / "quorum.toml").write_text(
         f'[engine]\nkind = "temporal"\naddress = "{temporal_server.address}"\ntask_queue = "{queue}"\n'
+        f"heartbeat_timeout = {HEARTBEAT_TIMEOUT}\n"
     )
     return Cli(workspace, isolated_env(tmp_path))
 
@@ -147,3 +156,69 @@ def worker(tcli: Cli) -> Iterator[Worker]:
         yield started
     finally:
         started.stop()
+
+
+class FifoGate:
+    """A FIFO in the workspace a tool reads (``cat NAME``): opening it for writing returns once a reader opened it.
+
+    ``wait_reader()`` is the barrier "the call started" (each return is one execution of the
+    call); ``release(text)`` lets that execution finish with ``text`` as its output.
+    """
+
+    def __init__(self, workspace: Path, name: str) -> None:
+        self.path = workspace / name
+        os.mkfifo(self.path)
+        self.readers = 0
+        self._writer: Any = None
+
+    def wait_reader(self, timeout: float = 90.0) -> None:
+        opened: list[Any] = []
+        done = threading.Event()
+
+        def open_writer() -> None:
+            opened.append(open(self.path, "w"))  # noqa: SIM115  # blocks until a reader opens the FIFO
+            done.set()
+
+        threading.Thread(target=open_writer, daemon=True).start()
+        if not done.wait(timeout):
+            raise AssertionError(f"nothing opened {self.path.name} within {timeout:g} s")
+        self._writer = opened[0]
+        self.readers += 1
+
+    def release(self, text: str = "") -> None:
+        assert self._writer is not None
+        self._writer.write(text)
+        self._writer.close()
+        self._writer = None
+
+
+def workflow_result(server: DevServer, run_id: str, timeout: float = 120.0) -> Any:
+    """The run's workflow result (a ``RunResult``), saving its history when recording histories."""
+
+    async def outcome() -> Any:
+        from temporalio.client import Client
+        from temporalio.contrib.pydantic import pydantic_data_converter
+
+        from quorum.application.execution import RunResult
+
+        client = await Client.connect(server.address, data_converter=pydantic_data_converter)
+        handle = client.get_workflow_handle(run_id, result_type=RunResult)
+        return await asyncio.wait_for(handle.result(), timeout)
+
+    return asyncio.run(outcome())
+
+
+def save_history(server: DevServer, run_id: str, name: str) -> None:
+    """Write the run's workflow history to ``histories/NAME.json`` when QUORUM_RECORD_HISTORIES=1."""
+    if not RECORD:
+        return
+
+    async def fetch() -> str:
+        from temporalio.client import Client
+
+        client = await Client.connect(server.address)
+        history = await client.get_workflow_handle(run_id).fetch_history()
+        return history.to_json()
+
+    HISTORIES.mkdir(exist_ok=True)
+    (HISTORIES / f"{name}.json").write_text(asyncio.run(fetch()))
