@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from tests.e2e.conftest import Cli
-from tests.integration.temporal.conftest import DevServer, Worker
+from tests.integration.temporal.conftest import DevServer, Worker, save_history, workflow_result
 
 WRITE = {
     "conversation": "continue",
@@ -43,7 +43,7 @@ def _prepare(cli: Cli) -> None:
     cli.write("seed.txt", "seed\n")
 
 
-def test_a_scripted_run_gives_the_same_events_as_local(tcli: Cli, worker: Worker) -> None:
+def test_a_scripted_run_gives_the_same_events_as_local(tcli: Cli, worker: Worker, temporal_server: DevServer) -> None:
     _prepare(tcli)
     on_temporal = tcli("run", "--yes", "--model", "scripted:s.json", "--json", "write one file")
     assert on_temporal.code == 0, on_temporal.stderr
@@ -55,6 +55,9 @@ def test_a_scripted_run_gives_the_same_events_as_local(tcli: Cli, worker: Worker
     shown = tcli("logs", "show", on_temporal.events()[0]["run_id"], "--json")
     recorded = [json.loads(line) for line in shown.stdout.splitlines()[1:]]
     assert [e["type"] for e in recorded] == [e["type"] for e in on_temporal.events()]
+    run_id = on_temporal.events()[0]["run_id"]
+    assert workflow_result(temporal_server, run_id).stop_reason == "end_turn"
+    save_history(temporal_server, run_id, "same_events_as_local")
 
 
 def test_detach_prints_the_run_id_and_the_run_finishes_in_the_log(
