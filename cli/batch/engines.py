@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from quorum.cli.batch.tasks import BatchTask, TaskEngine, TaskOutcome
 from quorum.cli.options import AppOptions
-from quorum.domain.errors import UsageError
 
 if TYPE_CHECKING:
     from quorum.cli.container import Container
@@ -99,9 +98,8 @@ def temporal_engine(container: Any) -> TaskEngine:
     """The Temporal engine for ``quorum batch --engine temporal``: one workflow per task.
 
     Raises:
-        UsageError: not available in this build yet.
+        ConfigurationError: the ``temporal`` extra is missing.
     """
-    raise UsageError(
-        "quorum batch --engine temporal is not available yet; use --engine local (the default) or start"
-        " the tasks with quorum run --engine temporal --detach"
-    )
+    from quorum.cli.commands.run_temporal import TemporalTaskEngine
+
+    return TemporalTaskEngine(container)
