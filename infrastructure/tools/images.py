@@ -116,6 +116,8 @@ def extract_images(text: str) -> tuple[str, list[ImagePart]]:
             if part is not None:
                 images.append(part)
             return description
+        if not _looks_encoded(run):  # a long word of a few letters ("qqqq…", "abab…") is text, not data
+            return run
         return f"[base64 data: {human_size(len(raw))}, removed]"
 
     if "base64," in text:
@@ -155,6 +157,17 @@ def apply_image_policy(outcome: ToolOutcome, mode: ImagesMode) -> ToolOutcome:
 
 def _count(n: int) -> str:
     return "1 image" if n == 1 else f"{n} images"
+
+
+def _looks_encoded(run: str) -> bool:
+    """Whether a base64-alphabet run has the spread of encoded binary data.
+
+    Encoded bytes use most of the alphabet: upper and lower case letters and digits, and dozens of
+    distinct characters over a run of ``MIN_BASE64_RUN``. Text that merely avoids punctuation
+    (one letter repeated, a long identifier) does not, and is left for the model to read.
+    """
+    kinds = (any(c.isupper() for c in run), any(c.islower() for c in run), any(c.isdigit() for c in run))
+    return all(kinds) and len(set(run)) >= 32
 
 
 def _is_text(raw: bytes) -> bool:

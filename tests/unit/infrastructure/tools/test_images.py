@@ -64,3 +64,10 @@ def test_off_keeps_no_image() -> None:
     assert (
         outcome.output == 'see [image: image/png, 70 bytes]\n[1 image not shown to the model: [tools] images = "off"]'
     )
+
+
+def test_long_words_without_the_spread_of_encoded_data_stay() -> None:
+    for word in ("q" * 40_000, "ab" * 600, "TheQuickBrownFoxJumps" * 40):
+        assert extract_images(f"before {word} after") == (f"before {word} after", [])
+    encoded = base64.b64encode(os.urandom(3000)).decode()
+    assert "removed" in extract_images(f"x {encoded} y")[0]
