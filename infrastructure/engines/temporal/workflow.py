@@ -87,8 +87,10 @@ _RETRY = RetryPolicy(maximum_attempts=5, initial_interval=timedelta(seconds=1), 
 class WorkflowRecorder:
     """A ``RunObserver`` numbering the run's events and appending them to the run log in order.
 
-    Events are buffered and written by one pump at a time (one activity per batch), so the log
-    keeps their order. ``drain`` waits until everything emitted so far is recorded: the model
+    Events are buffered and written by one pump at a time (one local activity per batch: it runs
+    on the worker holding the workflow, with no round trip through the server, and is safe to
+    repeat after a crash since ``quorum.record`` skips sequence numbers already stored), so the
+    log keeps their order. ``drain`` waits until everything emitted so far is recorded: the model
     request activity reads the conversation from the log, so it must follow its events.
     """
 
@@ -122,7 +124,7 @@ class WorkflowRecorder:
             while self._buffer:
                 batch, self._buffer = tuple(self._buffer), []
                 header = not self._header_sent
-                await workflow.execute_activity(
+                await workflow.execute_local_activity(
                     "quorum.record",
                     RecordBatch(
                         run_id=self._spec.run_id,
