@@ -251,9 +251,8 @@ async def main(args: argparse.Namespace) -> None:
         print(f"throughput: {args.runs} concurrent {args.turns}-turn runs (worker --concurrency {args.concurrency}):")
         for workers in (1, 2):
             rate = await throughput(bench, args.runs, workers, args.concurrency)
-            print(
-                f"  {workers} worker{'s' if workers > 1 else ' '}  {rate:6.2f} runs/s  ({rate * args.turns:.0f} turns/s)"
-            )
+            plural = "s" if workers > 1 else " "
+            print(f"  {workers} worker{plural}  {rate:6.2f} runs/s  ({rate * args.turns:.0f} turns/s)")
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
