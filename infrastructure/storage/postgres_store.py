@@ -226,6 +226,7 @@ class PostgresRunStore:
             conn.execute("UPDATE runs SET parent_run_id = NULL WHERE parent_run_id = ANY(%s)", (ids,))
             conn.execute("DELETE FROM events WHERE run_id = ANY(%s)", (ids,))
             conn.execute("DELETE FROM decisions WHERE run_id = ANY(%s)", (ids,))
+            conn.execute("DELETE FROM payloads WHERE run_id = ANY(%s)", (ids,))
             deleted = conn.execute("DELETE FROM runs WHERE id = ANY(%s)", (ids,)).rowcount
         for run_id in ids:
             self._turns.pop(run_id, None)

@@ -243,6 +243,7 @@ class SqliteRunStore:
             conn.execute(f"UPDATE runs SET parent_run_id = NULL WHERE parent_run_id IN ({marks})", ids)
             conn.execute(f"DELETE FROM events WHERE run_id IN ({marks})", ids)
             conn.execute(f"DELETE FROM decisions WHERE run_id IN ({marks})", ids)
+            conn.execute(f"DELETE FROM payloads WHERE run_id IN ({marks})", ids)
             deleted = conn.execute(f"DELETE FROM runs WHERE id IN ({marks})", ids).rowcount
         for run_id in ids:
             self._turns.pop(run_id, None)

@@ -47,7 +47,10 @@ def test_list_filters_by_model_date_and_text_with_wildcards_taken_literally(stor
 
 
 def test_delete_removes_runs_and_clears_links_to_them(store: Any) -> None:
+    store.put_payload("abc111", "out-1", "a large tool output")
+    store.put_payload("abc222", "out-1", "kept")
     assert store.delete_runs(["abc111", "nope"]) == 1
+    assert store.get_payload("abc111", "out-1") is None and store.get_payload("abc222", "out-1") == "kept"
     assert store.get_run("abc111") is None
     child = store.get_run("abc222")
     assert child is not None and child.parent_run_id is None
