@@ -69,6 +69,18 @@ async def _wait_exit(process: asyncio.subprocess.Process, readers: _Readers, tim
     return True
 
 
+async def _reap(process: asyncio.subprocess.Process) -> None:
+    """Wait briefly for a killed ``process`` to be reaped, and close our side of it.
+
+    Called while a cancellation propagates: left to the garbage collector, the process would be
+    found "still running" with an unclosed transport after its event loop closed. A second
+    cancellation cuts the wait short; the first one is re-raised by the caller either way.
+    """
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)
+    process._transport.close()  # type: ignore[attr-defined]  # no public handle (see _finish)
+
+
 def _consume(future: asyncio.Future[Any]) -> None:
     """Mark an abandoned future's outcome as seen (no "exception was never retrieved" noise)."""
     if not future.cancelled():
@@ -151,6 +163,7 @@ async def _finish(process: asyncio.subprocess.Process, out: _Capture, err: _Capt
         _kill_group(process)
         readers.cancel()
         readers.add_done_callback(_consume)
+        await _reap(process)
         raise
     # Background children (``sleep 100 &``) may outlive the shell and hold the pipes open; the
     # command is over when the shell is, so its whole group goes.

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
+import warnings
 from pathlib import Path
 
 from quorum.application.ports.tool_executor import ToolOutcome
@@ -117,3 +119,29 @@ def test_environment_comes_from_the_context_not_the_process(workspace: Path) -> 
     source = builtin_source(workspace, settings, environ={"PATH": os.environ["PATH"], "QUORUM_PROBE": "from-context"})
     outcome = asyncio.run(run(source, command="echo $QUORUM_PROBE $SET_HERE"))
     assert "from-context by-config" in outcome.output
+
+
+def test_a_cancelled_command_is_reaped_before_its_cancellation_returns(
+    source: BuiltinToolSource, workspace: Path
+) -> None:
+    """Nothing is left for the garbage collector: a process object still "running" after its loop
+    closed is what asyncio reports at exit (``subprocess … is still running``, ``unclosed transport``).
+    """
+
+    pid_file = workspace / "reaped.pid"
+
+    async def cancel_mid_command() -> None:
+        task = asyncio.create_task(run(source, command=f"echo $$ > {pid_file}; exec sleep 300"))
+        async with asyncio.timeout(10):
+            while not pid_file.exists() or not pid_file.read_text().strip():
+                await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(cancel_mid_command())  # a loop of its own, closed when the cancellation returns
+        gc.collect()
+    leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert leaks == []
