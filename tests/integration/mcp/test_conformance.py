@@ -76,6 +76,8 @@ def node() -> str:
             "(.ci/run installs both: npm install --prefix tests/.npm @modelcontextprotocol/conformance node@22)"
         )
         print(reason, file=sys.stderr)
+        if os.environ.get("CI"):
+            pytest.fail(reason + " (CI must install them)")
         pytest.skip(reason)
     return binary
 
