@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
+from quorum.cli.errors import (
+    EXIT_AWAITING_APPROVAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_RUN_FAILURE,
+    EXIT_STOPPED_EARLY,
+)
 
 
 @dataclass(frozen=True)
@@ -16,6 +24,15 @@ class Display:
     verbosity: int = 0
     color: str = "auto"
     tty_fd: int | None = None
+
+
+def renderer_for(as_json: bool, display: Display) -> Any:
+    """``--json``: one JSON object per event on stdout; otherwise the human renderer."""
+    if as_json:
+        from quorum.cli.render.jsonl import JsonLinesRenderer
+
+        return JsonLinesRenderer(sys.stdout)
+    return human_renderer(display)
 
 
 def human_renderer(display: Display) -> Any:
@@ -90,3 +107,69 @@ def system_prompt(settings: Any) -> str:
     from quorum.cli.container import workspace_of
 
     return str(settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace_of(settings)))
+
+
+EXIT_BY_STOP = {
+    "end_turn": EXIT_OK,
+    "error": EXIT_RUN_FAILURE,
+    "cancelled": EXIT_INTERRUPTED,
+    "awaiting_approval": EXIT_AWAITING_APPROVAL,
+}
+"""Exit code by stop reason; any other stop (a limit, rejections) is ``EXIT_STOPPED_EARLY``."""
+
+
+def exit_code(result: Any, *, as_json: bool) -> int:
+    """The exit code of a finished run; says on stderr what the human output's final line cannot."""
+    from quorum.cli.render.words import approve_hint
+    from quorum.infrastructure.terminal_text import printable
+
+    if result.stop_reason == "error" and as_json:  # the human output's final line says it
+        print(f"quorum: error: {printable(result.detail or '')}", file=sys.stderr)
+    if result.stop_reason == "awaiting_approval" and not as_json:
+        print(printable(approve_hint(result.run_id)), file=sys.stderr, flush=True)
+    return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
+
+
+async def run_in_foreground(
+    container: Any,
+    renderer: Any,
+    execute: Callable[[str | None], Awaitable[Any]],
+    *,
+    low_risk_only: bool = False,
+    as_json: bool = False,
+) -> int:
+    """Run one run to its end in this process; the command's exit code.
+
+    ``execute(system_prompt)`` runs it with the system prompt to use (the configured one, then the
+    tool sources' notes, i.e. MCP servers' instructions) and returns its ``RunResult``. Around it:
+    the sandbox requirement, SIGTERM/SIGHUP ending the run as Ctrl+C does (exit ``128 + signal``),
+    and the clean-up (renderer, tool sources, provider clients, the tool sources' warnings).
+    """
+    import asyncio
+
+    from quorum.cli.signals import signals_cancel_current_task
+    from quorum.infrastructure.terminal_text import printable
+
+    executor = container.tool_executor()
+    redactor = container.redactor()
+    with signals_cancel_current_task() as received:
+        try:
+            await require_sandbox(container, executor, low_risk_only)
+            prompt = await with_tool_notes(system_prompt(container.settings()), executor)
+            result = await execute(prompt)
+        except asyncio.CancelledError:
+            if received.signum is None:
+                raise
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
+            result = None
+        finally:
+            received.armed = False
+            renderer.close()
+            await executor.aclose()
+            await container.gateway().aclose()
+            for problem in getattr(executor, "problems", ()):
+                print(f"quorum: warning: {printable(redactor.text(problem))}", file=sys.stderr)
+    if result is None:
+        print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
+        return received.exit_code
+    return exit_code(result, as_json=as_json)

@@ -130,20 +130,11 @@ def _decide(
 async def _continue(request: Any, options: AppOptions, display: Display) -> int:
     from quorum.application.use_cases.continue_run import ContinueRun
     from quorum.cli.commands.pending import as_approvals
-    from quorum.cli.commands.run import exit_code
     from quorum.cli.container import build_container
     from quorum.cli.model_choice import choose_model
-    from quorum.cli.run_setup import human_renderer, require_sandbox, system_prompt
-    from quorum.cli.signals import signals_cancel_current_task
-    from quorum.infrastructure.terminal_text import printable
+    from quorum.cli.run_setup import renderer_for, run_in_foreground
 
-    renderer: Any
-    if options.json:
-        from quorum.cli.render.jsonl import JsonLinesRenderer
-
-        renderer = JsonLinesRenderer(sys.stdout)
-    else:
-        renderer = human_renderer(display)
+    renderer = renderer_for(options.json, display)
     container = build_container(options, renderer=renderer)
     settings = container.settings()
     store = as_approvals(container.run_store())
@@ -153,30 +144,12 @@ async def _continue(request: Any, options: AppOptions, display: Display) -> int:
     request = request.model_copy(
         update={
             "model_id": model_id,
-            "system_prompt": system_prompt(settings),
             "params": settings.agent.execution_params(tools="all"),
         }
     )
-    executor = container.tool_executor()
-    redactor = container.redactor()
     use_case = ContinueRun(store=store, approvals=store, agent=container.run_agent())
-    with signals_cancel_current_task() as received:
-        try:
-            await require_sandbox(container, executor, False)
-            result = await use_case.execute(request)
-        except asyncio.CancelledError:
-            if received.signum is None:
-                raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
-            result = None
-        finally:
-            received.armed = False
-            renderer.close()
-            await executor.aclose()
-            await container.gateway().aclose()
-            for problem in getattr(executor, "problems", ()):
-                print(f"quorum: warning: {printable(redactor.text(problem))}", file=sys.stderr)
-    if result is None:
-        print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
-        return received.exit_code
-    return exit_code(result, as_json=options.json)
+
+    async def execute(prompt: str | None) -> Any:
+        return await use_case.execute(request.model_copy(update={"system_prompt": prompt}))
+
+    return await run_in_foreground(container, renderer, execute, as_json=options.json)

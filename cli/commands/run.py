@@ -12,11 +12,6 @@ import click
 from quorum.cli.commands.shared_options import color_option, config_option, quiet_option, verbose_option
 from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import (
-    EXIT_AWAITING_APPROVAL,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_RUN_FAILURE,
-    EXIT_STOPPED_EARLY,
     EXIT_USAGE,
     handled,
 )
@@ -25,19 +20,10 @@ from quorum.cli.run_setup import (
     Display,
     ask_through,
     continuation_of,
-    human_renderer,
-    require_sandbox,
+    renderer_for,
+    run_in_foreground,
     system_prompt,
-    with_tool_notes,
 )
-from quorum.cli.signals import signals_cancel_current_task
-
-EXIT_BY_STOP = {
-    "end_turn": EXIT_OK,
-    "error": EXIT_RUN_FAILURE,
-    "cancelled": EXIT_INTERRUPTED,
-    "awaiting_approval": EXIT_AWAITING_APPROVAL,
-}
 
 
 def run_options(func: Any) -> Any:
@@ -233,15 +219,8 @@ async def _execute(
     from quorum.cli.model_choice import choose_model
     from quorum.cli.name_checks import check_configured_names
     from quorum.domain.errors import UsageError
-    from quorum.infrastructure.terminal_text import printable
 
-    renderer: Any
-    if options.json:
-        from quorum.cli.render.jsonl import JsonLinesRenderer
-
-        renderer = JsonLinesRenderer(sys.stdout)
-    else:
-        renderer = human_renderer(display)
+    renderer = renderer_for(options.json, display)
     container = build_container(options, renderer=renderer)
     settings = container.settings()
     temporal = settings.engine.kind == "temporal"
@@ -272,43 +251,11 @@ async def _execute(
         from quorum.cli.commands.run_temporal import execute_temporal
 
         return await execute_temporal(container, request, options=options, renderer=renderer, detach=detach)
-    executor = container.tool_executor()
-    redactor = container.redactor()
-    with signals_cancel_current_task() as received:
-        try:
-            await require_sandbox(container, executor, low_risk_only)
-            request = request.model_copy(
-                update={"system_prompt": await with_tool_notes(request.system_prompt, executor)}
-            )
-            result = await container.run_agent().execute(request)
-        except asyncio.CancelledError:
-            if received.signum is None:
-                raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
-            result = None
-        finally:
-            received.armed = False
-            renderer.close()
-            await executor.aclose()
-            await container.gateway().aclose()
-            for problem in getattr(executor, "problems", ()):
-                print(f"quorum: warning: {printable(redactor.text(problem))}", file=sys.stderr)
-    if result is None:
-        print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
-        return received.exit_code
-    return exit_code(result, as_json=options.json)
 
+    async def execute(prompt: str | None) -> Any:
+        return await container.run_agent().execute(request.model_copy(update={"system_prompt": prompt}))
 
-def exit_code(result: Any, *, as_json: bool) -> int:
-    """The exit code of a finished run; says on stderr what the human output's final line cannot."""
-    from quorum.cli.render.words import approve_hint
-    from quorum.infrastructure.terminal_text import printable
-
-    if result.stop_reason == "error" and as_json:  # the human output's final line says it
-        print(f"quorum: error: {printable(result.detail or '')}", file=sys.stderr)
-    if result.stop_reason == "awaiting_approval" and not as_json:
-        print(printable(approve_hint(result.run_id)), file=sys.stderr, flush=True)
-    return EXIT_BY_STOP.get(result.stop_reason, EXIT_STOPPED_EARLY)
+    return await run_in_foreground(container, renderer, execute, low_risk_only=low_risk_only, as_json=options.json)
 
 
 __all__ = ["EXIT_USAGE", "ask", "run"]

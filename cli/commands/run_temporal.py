@@ -28,8 +28,8 @@ async def execute_temporal(
     detach: bool,
 ) -> int:
     """Start ``request`` (a ``RunRequest``) on Temporal; follow it unless ``detach``. Returns the exit code."""
-    from quorum.cli.commands.run import exit_code
     from quorum.cli.container import workspace_of
+    from quorum.cli.run_setup import exit_code
     from quorum.domain.errors import UsageError
 
     settings = container.settings()
@@ -136,8 +136,7 @@ def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
 async def _decide(container: Any, request: Any, options: Any, display: Any) -> int | None:
     from quorum.application.ports.approvals import CallDecision
     from quorum.cli.commands.pending import as_approvals
-    from quorum.cli.commands.run import exit_code
-    from quorum.cli.run_setup import human_renderer
+    from quorum.cli.run_setup import exit_code, renderer_for
     from quorum.domain.errors import UsageError
     from quorum.infrastructure.engines.temporal.client import connect, running, send_decisions
 
@@ -164,13 +163,7 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
 
         model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
     await send_decisions(client, request.run_id, decisions, model_id=model_id)
-    renderer: Any
-    if options.json:
-        from quorum.cli.render.jsonl import JsonLinesRenderer
-
-        renderer = JsonLinesRenderer(sys.stdout)
-    else:
-        renderer = human_renderer(display)
+    renderer = renderer_for(options.json, display)
     handle = client.get_workflow_handle(request.run_id)
     result = await follow_run(client, store, request.run_id, renderer, handle=handle, ask=False, after_seq=after)
     renderer.close()
