@@ -162,6 +162,25 @@ def rebuild_history(events: Iterable[object]) -> list[Message]:
     return builder.finish()
 
 
+def recorded_conversation(store: RunStore, run_id: str) -> list[Message] | None:
+    """The conversation of the recorded run ``run_id`` and of the runs it continued, oldest first.
+
+    None when there is no run ``run_id``. A continued run that was deleted ends the chain there
+    (the conversation goes on from what is left); a loop in the parent links is cut.
+    """
+    chain: list[str] = []
+    current: str | None = run_id
+    while current is not None and current not in chain:
+        run = store.get_run(current)
+        if run is None:
+            if current == run_id:
+                return None
+            break
+        chain.append(current)
+        current = run.parent_run_id
+    return join_histories(rebuild_history(e.event for e in store.load_events(rid)) for rid in reversed(chain))
+
+
 def join_histories(histories: Iterable[list[Message]]) -> list[Message]:
     """The conversation of a chain of runs (each continuing the one before), oldest first. Pure.
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from quorum.application.history import join_histories, rebuild_history
+from quorum.application.history import recorded_conversation
 from quorum.application.ports.approvals import CallDecision, PendingCall
 from quorum.application.ports.run_store import (
     INTERRUPTED,
@@ -251,17 +251,10 @@ class PostgresRunStore:
             ]
 
     def load_history(self, run_id: str) -> list[Message]:
-        chain: list[str] = []
-        current: str | None = run_id
-        while current is not None and current not in chain:
-            run = self.get_run(current)
-            if run is None:
-                if current == run_id:
-                    raise UsageError(f"no run {run_id!r} in the run log {masked_url(self.url)}")
-                break  # the run it continued was deleted: continue from what is left
-            chain.append(current)
-            current = run.parent_run_id
-        return join_histories(rebuild_history(e.event for e in self.load_events(rid)) for rid in reversed(chain))
+        history = recorded_conversation(self, run_id)
+        if history is None:
+            raise UsageError(f"no run {run_id!r} in the run log {masked_url(self.url)}")
+        return history
 
     def search(self, text: str, limit: int = 50) -> list[SearchHit]:
         with self._read() as conn:
