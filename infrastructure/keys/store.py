@@ -121,13 +121,7 @@ class StoredKeys:
         return _backend_name() if self._use_keyring() else None
 
     def _use_keyring(self) -> bool:
-        if self.backend == "file":
-            return False
-        if self.backend == "keyring":
-            if _backend_name() is None:
-                raise ConfigurationError(f"{KEYS_BACKEND_ENV}=keyring but no keyring backend is available")
-            return True
-        return _backend_name() is not None
+        return use_keyring(self.backend)
 
     def _index(self) -> dict[str, dict[str, Any]]:
         try:
@@ -164,6 +158,21 @@ def _keyring() -> Any:
     import keyring  # only when a key is stored there or about to be
 
     return keyring
+
+
+def use_keyring(backend: str) -> bool:
+    """Whether secrets go to the platform keyring under ``QUORUM_KEYS_BACKEND=backend``.
+
+    ``file``: never; ``keyring``: always (a configuration error when no keyring works); ``auto``:
+    when a usable keyring backend is found.
+    """
+    if backend == "file":
+        return False
+    if backend == "keyring":
+        if _backend_name() is None:
+            raise ConfigurationError(f"{KEYS_BACKEND_ENV}=keyring but no keyring backend is available")
+        return True
+    return _backend_name() is not None
 
 
 def _backend_name() -> str | None:

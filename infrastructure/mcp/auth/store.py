@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from quorum.domain.errors import ConfigurationError, UsageError
-from quorum.infrastructure.keys.store import KEYS_BACKEND_ENV, _backend_name, _keyring
+from quorum.infrastructure.keys.store import KEYS_BACKEND_ENV, _keyring, use_keyring
 
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -174,13 +174,7 @@ class McpTokenStore:
         return ServerTokenStorage(self, server, url)
 
     def _use_keyring(self) -> bool:
-        if self.backend == "file":
-            return False
-        if self.backend == "keyring":
-            if _backend_name() is None:
-                raise ConfigurationError(f"{KEYS_BACKEND_ENV}=keyring but no keyring backend is available")
-            return True
-        return _backend_name() is not None
+        return use_keyring(self.backend)
 
     def _read_index(self, server: str) -> dict[str, Any] | None:
         path = self.path(server)
