@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,6 +44,14 @@ def pending(conn: sqlite3.Connection, run_id: str | None) -> list[PendingCall]:
     """
     sql = _PENDING + (" AND e.run_id = ?" if run_id is not None else "") + " ORDER BY r.started_at, r.rowid, e.seq"
     rows = conn.execute(sql, (AWAITING, run_id) if run_id is not None else (AWAITING,)).fetchall()
+    return pending_calls(rows)
+
+
+def pending_calls(rows: Iterable[Sequence[Any]]) -> list[PendingCall]:
+    """``PendingCall``s from ``(run_id, task, at, request JSON, call_id)`` rows in request order.
+
+    A call requested again (a continued run that stopped again) is listed once, at its first request.
+    """
     seen: set[tuple[str, str]] = set()
     found: list[PendingCall] = []
     for rid, task, at, data, call_id in rows:

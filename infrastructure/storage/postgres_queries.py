@@ -7,21 +7,17 @@ are computed by the same functions as for SQLite, so both stores answer alike.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-
-from pydantic import TypeAdapter
 
 from quorum.application.ports.approvals import PendingCall
 from quorum.application.ports.run_store import INTERRUPTED, SearchHit, StoreStats
-from quorum.domain.events import ApprovalRequested, RunStopReason
+from quorum.domain.events import RunStopReason
 from quorum.domain.responses import RunUsage
+from quorum.infrastructure.storage.approvals import pending_calls
 from quorum.infrastructure.storage.queries import like, model_text_hits, rank_hits, reviewer_stats_of, tool_stats_of
 
 if TYPE_CHECKING:
     import psycopg
-
-_REQUEST: TypeAdapter[ApprovalRequested] = TypeAdapter(ApprovalRequested)
 
 AWAITING = RunStopReason.AWAITING_APPROVAL.value
 
@@ -126,18 +122,4 @@ def pending(conn: psycopg.Connection[tuple[Any, ...]], run_id: str | None) -> li
         _PENDING + (" AND e.run_id = %(run_id)s" if run_id is not None else "") + " ORDER BY r.started_at, r.ord, e.seq"
     )
     rows = conn.execute(sql.encode(), {"awaiting": AWAITING, "run_id": run_id}).fetchall()
-    seen: set[tuple[str, str]] = set()
-    found: list[PendingCall] = []
-    for rid, task, at, data, call_id in rows:
-        if (rid, call_id) in seen:
-            continue
-        seen.add((rid, call_id))
-        found.append(
-            PendingCall(
-                run_id=rid,
-                task=task,
-                requested_at=datetime.fromtimestamp(at, UTC),
-                request=_REQUEST.validate_json(data),
-            )
-        )
-    return found
+    return pending_calls(rows)
