@@ -57,6 +57,24 @@ class HumanPrompt(Protocol):
         ...
 
 
+def decision_without_asking(mode: str, why: str, votes: Sequence[Vote] = ()) -> ReviewDecision | None:
+    """What the human step decides under ``hil_mode = mode`` without asking anyone, or None (ask).
+
+    ``auto_approve``/``auto_reject`` decide; ``defer`` leaves the call for a person to decide later
+    (a deferred rejection: never an approval). ``why`` says why the call reached the human step.
+    """
+    earlier = tuple(votes)
+    if mode == "auto_approve":
+        return ReviewDecision(approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})")
+    if mode == "auto_reject":
+        return ReviewDecision(approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})")
+    if mode == "defer":
+        return ReviewDecision(
+            approved=False, decided_by="human", votes=earlier, deferred=True, reason=f"a human must decide ({why})"
+        )
+    return None
+
+
 class HumanReviewer:
     """Decides calls that reach the human step.
 
@@ -111,14 +129,9 @@ class HumanReviewer:
     ) -> ReviewDecision:
         """Decide ``call``, which reached the human step because of ``why`` after ``votes``."""
         earlier = tuple(votes)
-        if self.mode == "auto_approve":
-            return ReviewDecision(approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})")
-        if self.mode == "auto_reject":
-            return ReviewDecision(approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})")
-        if self.mode == "defer":
-            return ReviewDecision(
-                approved=False, decided_by="human", votes=earlier, deferred=True, reason=f"a human must decide ({why})"
-            )
+        unasked = decision_without_asking(self.mode, why, earlier)
+        if unasked is not None:
+            return unasked
         covered = self._covered(call, earlier)
         if covered is not None:
             return covered

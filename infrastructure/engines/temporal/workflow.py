@@ -68,6 +68,7 @@ with workflow.unsafe.imports_passed_through():
         ToolRequest,
         WorkflowStatus,
     )
+    from quorum.infrastructure.review.human import decision_without_asking
 
 UNKNOWN_OUTCOME = (
     "the outcome of this call is unknown: the worker executing it stopped or lost contact ({why}). "
@@ -335,14 +336,11 @@ class WaitingHumanStep:
     async def decide(
         self, call: ToolCall, context: ReviewContext, *, why: str, votes: Sequence[Vote] = ()
     ) -> ReviewDecision:
-        earlier = tuple(votes)
-        if self.mode == "auto_approve":
-            return ReviewDecision(approved=True, decided_by="auto", votes=earlier, reason=f"auto-approved ({why})")
-        if self.mode == "auto_reject":
-            return ReviewDecision(approved=False, decided_by="auto", votes=earlier, reason=f"auto-rejected ({why})")
-        return ReviewDecision(
-            approved=False, decided_by="human", votes=earlier, deferred=True, reason=f"a human must decide ({why})"
-        )
+        # Anything but auto_* waits for a person's Signal: deferred, as hil_mode = "defer" does.
+        mode = self.mode if self.mode in ("auto_approve", "auto_reject") else "defer"
+        decided = decision_without_asking(mode, why, votes)
+        assert decided is not None  # every mode above decides without asking
+        return decided
 
 
 def _cause(error: BaseException) -> str:
