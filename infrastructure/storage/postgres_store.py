@@ -32,13 +32,14 @@ from quorum.application.ports.run_store import (
     StoreStats,
 )
 from quorum.domain.errors import ConfigurationError, RunFailure, UsageError
-from quorum.domain.events import RunEvent, RunFinished, TurnStarted
+from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage
 from quorum.infrastructure.storage import postgres_queries
 from quorum.infrastructure.storage.approvals import same_claim
 from quorum.infrastructure.storage.postgres_schema import migrate
 from quorum.infrastructure.storage.queries import like
+from quorum.infrastructure.storage.writer import write_events
 
 if TYPE_CHECKING:
     import psycopg
@@ -179,7 +180,7 @@ class PostgresRunStore:
                 if row is None:
                     raise UsageError(f"run log {masked_url(self.url)}: no run {run_id!r} was started")
                 turn = int(row[0])
-            self._turns[run_id] = _write_events(conn, run_id, turn, events)
+            self._turns[run_id] = write_events(conn, run_id, turn, events, mark="%s")
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -312,44 +313,6 @@ class PostgresRunStore:
                     [(run_id, d.call_id, d.approved, d.by, d.reason, now, d.decision_id) for d in decisions],
                 )
             conn.execute("UPDATE runs SET stop_reason = NULL, ended_at = NULL WHERE id = %s", (run_id,))
-
-
-def _write_events(
-    conn: psycopg.Connection[tuple[Any, ...]], run_id: str, turn: int, events: Sequence[RecordedEvent]
-) -> int:
-    """Insert ``events`` of ``run_id`` (whose current turn is ``turn``); returns the turn after them.
-
-    The PostgreSQL twin of ``writer.write_events``: the run's row changes only when its turn
-    moves or it finishes.
-    """
-    first_turn = turn
-    finished: RecordedEvent | None = None
-    rows: list[tuple[object, ...]] = []
-    for recorded in events:
-        event = recorded.event
-        if isinstance(event, TurnStarted):
-            turn = event.turn
-        elif isinstance(event, RunFinished):
-            finished = recorded
-        rows.append((run_id, recorded.seq, recorded.at.timestamp(), event.type, turn, event.model_dump_json()))
-    with conn.cursor() as cursor:
-        cursor.executemany(
-            "INSERT INTO events (run_id, seq, at, type, turn, data) VALUES (%s, %s, %s, %s, %s, %s)", rows
-        )
-    if finished is not None:
-        last = finished.event
-        assert isinstance(last, RunFinished)
-        conn.execute(
-            "UPDATE runs SET turns = %s, ended_at = %s, stop_reason = %s, detail = %s, output = %s,"
-            " input_tokens = %s, output_tokens = %s, reviewer_input_tokens = %s, reviewer_output_tokens = %s,"
-            " cost = %s WHERE id = %s",
-            (last.turns, finished.at.timestamp(), last.stop_reason.value, last.detail, last.output,
-             last.usage.input_tokens, last.usage.output_tokens, last.usage.reviewer_input_tokens,
-             last.usage.reviewer_output_tokens, last.cost, run_id),
-        )  # fmt: skip
-    elif turn != first_turn:  # so an interrupted run still shows how far it got
-        conn.execute("UPDATE runs SET turns = %s WHERE id = %s", (turn, run_id))
-    return turn
 
 
 def _first_line(error: BaseException) -> str:
