@@ -15,30 +15,32 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import color_option, config_option, quiet_option, verbose_option
+from quorum.cli.commands.shared_options import (
+    color_option,
+    config_option,
+    events_json_option,
+    quiet_option,
+    stacked,
+    verbose_option,
+)
 from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import handled
 from quorum.cli.options import AppOptions
 from quorum.cli.run_setup import Display
 
-
-def decide_options(func: Any) -> Any:
-    """The arguments and flags shared by ``approve`` and ``reject``."""
-    decorators = [
-        click.argument("run_id"),
-        click.argument("call_ids", nargs=-1),
-        click.option("--by", metavar="NAME", help="Who decides (default: $USER)."),
-        click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Continue with this model (default: the run's)."),
-        config_option,
-        click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),
-        engine_option,
-        quiet_option,
-        verbose_option,
-        color_option,
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
+decide_options = stacked(
+    click.argument("run_id"),
+    click.argument("call_ids", nargs=-1),
+    click.option("--by", metavar="NAME", help="Who decides (default: $USER)."),
+    click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Continue with this model (default: the run's)."),
+    config_option,
+    events_json_option,
+    engine_option,
+    quiet_option,
+    verbose_option,
+    color_option,
+)
+"""The arguments and flags shared by ``approve`` and ``reject``."""
 
 
 @click.command()

@@ -9,7 +9,14 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import color_option, config_option, quiet_option, verbose_option
+from quorum.cli.commands.shared_options import (
+    color_option,
+    config_option,
+    events_json_option,
+    quiet_option,
+    stacked,
+    verbose_option,
+)
 from quorum.cli.engine import engine_option, engine_overrides, leave
 from quorum.cli.errors import (
     EXIT_USAGE,
@@ -25,37 +32,32 @@ from quorum.cli.run_setup import (
     system_prompt,
 )
 
-
-def run_options(func: Any) -> Any:
-    """The flags shared by ``run`` and ``ask``."""
-    decorators = [
-        click.argument("task", nargs=-1, required=False),
-        click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Model to use, e.g. openai:gpt-4.1-mini."),
-        config_option,
-        click.option("--max-turns", type=click.IntRange(min=1), help="Tool turns before the run stops."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Whole-run timeout (s)."),
-        click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout."),
-        click.option(
-            "--workspace",
-            "-w",
-            type=click.Path(path_type=Path, file_okay=False),
-            help="Directory the tools act in (default: current directory).",
-        ),
-        click.option("--no-log", is_flag=True, help="Do not record this run in the run log."),
-        click.option(
-            "--continue",
-            "continue_last",
-            is_flag=True,
-            help="Continue the conversation of the last recorded run.",
-        ),
-        click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID."),
-        quiet_option,
-        verbose_option,
-        color_option,
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
+run_options = stacked(
+    click.argument("task", nargs=-1, required=False),
+    click.option("--model", "-m", metavar="PROVIDER:MODEL", help="Model to use, e.g. openai:gpt-4.1-mini."),
+    config_option,
+    click.option("--max-turns", type=click.IntRange(min=1), help="Tool turns before the run stops."),
+    click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Whole-run timeout (s)."),
+    events_json_option,
+    click.option(
+        "--workspace",
+        "-w",
+        type=click.Path(path_type=Path, file_okay=False),
+        help="Directory the tools act in (default: current directory).",
+    ),
+    click.option("--no-log", is_flag=True, help="Do not record this run in the run log."),
+    click.option(
+        "--continue",
+        "continue_last",
+        is_flag=True,
+        help="Continue the conversation of the last recorded run.",
+    ),
+    click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID."),
+    quiet_option,
+    verbose_option,
+    color_option,
+)
+"""The flags shared by ``run`` and ``ask``."""
 
 
 @click.command()

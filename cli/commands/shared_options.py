@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,3 +30,17 @@ color_option = click.option(
     help="Color and live status (auto: on a terminal, unless NO_COLOR is set; FORCE_COLOR forces it).",
 )
 """``--color auto|always|never``: how a run is drawn (``NO_COLOR``/``FORCE_COLOR`` under auto)."""
+
+events_json_option = click.option("--json", "as_json", is_flag=True, help="One JSON object per event on stdout.")
+"""``--json`` of the commands that run: the run events, one JSON object per line, on stdout."""
+
+
+def stacked(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One decorator applying ``decorators`` as if written one above the other, in this order."""
+
+    def apply(func: Any) -> Any:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return apply
