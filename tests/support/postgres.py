@@ -18,11 +18,12 @@ import glob
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.support.net import free_port
 
 USER = "quorum"
 
@@ -37,12 +38,6 @@ def find_binaries() -> Path | None:
         if (Path(folder) / "pg_ctl").exists() and (Path(folder) / "initdb").exists():
             return Path(folder)
     return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -124,7 +119,7 @@ def start_server() -> PostgresServer:
     root = Path(tempfile.mkdtemp(prefix="quorum-pg-"))  # under /tmp: reachable by the postgres user
     last: Exception | None = None
     for _ in range(3):  # a free port may be taken between the probe and the server's bind
-        server = PostgresServer(bin_dir, root, _free_port(), secrets.token_urlsafe(12), as_user)
+        server = PostgresServer(bin_dir, root, free_port(), secrets.token_urlsafe(12), as_user)
         try:
             server.start()
             return server

@@ -1,9 +1,7 @@
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
+from tests.support.net import free_port, wait_listening
 
 PROBE = Path(__file__).resolve().parents[2] / "support" / "mcp_servers" / "probe_server.py"
 
@@ -27,32 +26,16 @@ async def call(source: McpToolSource, tool: str, /, **arguments: Any) -> ToolOut
     return await source.execute(ToolCall(native_id="c", name=tool, arguments=arguments))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_http_probe(url: str | None = None, *options: str) -> tuple[subprocess.Popen[bytes], str]:
     """The probe server over streamable HTTP (on ``url``'s port, or a free one), once it listens."""
-    port = int(url.rsplit(":", 1)[1].split("/")[0]) if url else _free_port()
+    port = int(url.rsplit(":", 1)[1].split("/")[0]) if url else free_port()
     process = subprocess.Popen(
         [sys.executable, str(PROBE), "--http", str(port), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while True:  # wait for the listening socket (a readiness condition, not a timed sleep)
-        if process.poll() is not None:
-            raise RuntimeError(f"probe HTTP server exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process, f"http://127.0.0.1:{port}/mcp"
-        except OSError:
-            if time.monotonic() > deadline:
-                process.kill()
-                raise
-            time.sleep(0.05)
+    wait_listening(process, port, "probe HTTP server", timeout=30)
+    return process, f"http://127.0.0.1:{port}/mcp"
 
 
 @pytest.fixture(scope="module")

@@ -22,9 +22,9 @@ import pytest
 from quorum.application.execution import RunRequest
 from quorum.cli.container import build_container
 from quorum.cli.options import AppOptions
-from quorum.domain.events import RunEvent
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.terminal import TerminalPrompt
+from tests.fakes import RecordingObserver
 
 NPM_BIN = Path(__file__).resolve().parents[2] / ".npm" / "node_modules" / ".bin"
 EVERYTHING = NPM_BIN / "mcp-server-everything"
@@ -34,19 +34,6 @@ pytestmark = pytest.mark.skipif(
     not EVERYTHING.exists() or not FILESYSTEM.exists(),
     reason=f"the npm MCP servers are not installed under {NPM_BIN} (.ci/run installs them)",
 )
-
-
-class Collected:
-    """A RunObserver keeping every event."""
-
-    def __init__(self) -> None:
-        self.events: list[RunEvent] = []
-
-    def on_event(self, event: RunEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: str) -> list[Any]:
-        return [e for e in self.events if e.type == kind]
 
 
 def _toml(value: Any) -> str:
@@ -83,7 +70,7 @@ async def _run(
     sampler: list[dict[str, Any]] | None = None,
     prompt: TerminalPrompt | None = None,
     ready: Callable[[Any], Awaitable[None]] | None = None,
-) -> Collected:
+) -> RecordingObserver:
     """Run a scripted task calling ``calls`` (one per turn) on server ``ev``; the events recorded.
 
     ``ready`` is awaited with the tool executor before the run (a readiness condition).
@@ -91,7 +78,7 @@ async def _run(
     settings = server or {"command": str(EVERYTHING), "args": ["stdio"], "risk": "low"}
     turns = [{"tool_calls": [{"name": f"mcp__ev__{name}", "arguments": args}]} for name, args in calls]
     config = _config(tmp_path, settings, [*turns, {"text": "done"}], sampler or [{"text": "unused"}])
-    collected = Collected()
+    collected = RecordingObserver()
     container = build_container(
         AppOptions(config_path=config),
         env={},
@@ -113,7 +100,7 @@ async def _run(
     return collected
 
 
-def _output(collected: Collected, tool: str) -> tuple[str, bool]:
+def _output(collected: RecordingObserver, tool: str) -> tuple[str, bool]:
     (result,) = [e for e in collected.of("tool_result") if e.name == f"mcp__ev__{tool}"]
     return result.output, result.is_error
 

@@ -14,9 +14,7 @@ import base64
 import io
 import json
 import os
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,11 +25,12 @@ from quorum.application.execution import RunRequest
 from quorum.cli.container import build_container
 from quorum.cli.options import AppOptions
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
-from quorum.domain.events import RunEvent
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
 from quorum.infrastructure.providers.offline.test_model import example_arguments
 from quorum.infrastructure.review.terminal import TerminalPrompt
+from tests.fakes import RecordingObserver
+from tests.support.net import free_port, wait_listening
 from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
 
@@ -82,19 +81,13 @@ ONE_BY_ONE = ("trigger-sampling-request", "trigger-elicitation-request")
 """Called twice each, one call per turn: sampling approved then denied, elicitation accepted then declined."""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def server(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     """The ``[mcp.servers.ev]`` table: node over stdio, or the streamable-HTTP server started here."""
     if request.param == "stdio":
         yield {"command": "node", "args": [str(DIST), "stdio"]}
         return
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         ["node", str(DIST), "streamableHttp"],
         env={**os.environ, "PORT": str(port)},
@@ -102,32 +95,11 @@ def server(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:  # a readiness condition (the listening socket), polled
-            if process.poll() is not None:
-                raise RuntimeError(f"server-everything (streamableHttp) exited with {process.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+        wait_listening(process, port, "server-everything (streamableHttp)")
         yield {"url": f"http://127.0.0.1:{port}/mcp"}
     finally:
         process.terminate()
         process.wait(10)
-
-
-class Collected:
-    def __init__(self) -> None:
-        self.events: list[RunEvent] = []
-
-    def on_event(self, event: RunEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: str) -> list[Any]:
-        return [e for e in self.events if e.type == kind]
 
 
 class Elicitation:
@@ -206,7 +178,7 @@ async def test_every_tool_is_called_and_the_model_receives_each_kind(server: dic
         os.write(write_fd, b"y\nn\n")  # the person at the terminal: approve the first sampling, deny the second
         os.close(write_fd)
         elicitation = Elicitation()
-        collected = Collected()
+        collected = RecordingObserver()
         config = _config(tmp_path, server, "local:m", f"{wire.url}/v1")
         container = build_container(
             AppOptions(config_path=config),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import subprocess
 import sys
@@ -24,35 +23,20 @@ import httpx2
 import pytest
 
 from tests.e2e.conftest import Cli, Result, isolated_env
+from tests.support.net import free_port, wait_listening
 
 SERVER = Path(__file__).resolve().parents[2] / "support" / "mcp_servers" / "oauth_server.py"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
 def oauth_server() -> Iterator[str]:
     """The OAuth-protected MCP server's base URL (``/mcp`` is the endpoint)."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(SERVER), str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 60
     try:
-        while True:  # wait for the listening socket (a readiness condition, not a timed sleep)
-            if process.poll() is not None:
-                raise RuntimeError(f"OAuth test server exited with {process.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
+        wait_listening(process, port, "OAuth test server")
         yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()

@@ -11,7 +11,6 @@ import asyncio
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import Cli, isolated_env
+from tests.support.net import free_port, wait_listening
 
 BIN = Path(sys.executable).parent / "temporal"
 READY_TIMEOUT = 60.0
@@ -33,24 +33,6 @@ HEARTBEAT_TIMEOUT = 5
 HISTORIES = Path(__file__).parent / "histories"
 RECORD = os.environ.get("QUORUM_RECORD_HISTORIES") == "1"
 """Set QUORUM_RECORD_HISTORIES=1 to rewrite the committed histories the replay test replays."""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_listening(port: int, process: subprocess.Popen[bytes], deadline: float) -> None:
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the temporal dev server exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)  # polling a port that is not open yet; no event to wait on
-    raise RuntimeError("the temporal dev server did not open its port in time")
 
 
 @dataclass(frozen=True)
@@ -68,13 +50,13 @@ def temporal_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevSer
         pytest.skip(reason)
     from quorum.cli.commands.dev_server import dev_server_command
 
-    port = _free_port()
+    port = free_port()
     db = tmp_path_factory.mktemp("temporal") / "temporal.db"
     process = subprocess.Popen(
         dev_server_command(BIN, db, port, "127.0.0.1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        _wait_listening(port, process, time.monotonic() + READY_TIMEOUT)
+        wait_listening(process, port, "the temporal dev server", timeout=READY_TIMEOUT)
         yield DevServer(f"127.0.0.1:{port}")
     finally:
         process.send_signal(signal.SIGINT)
