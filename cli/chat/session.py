@@ -250,15 +250,9 @@ class ChatSession:
         if not argument:
             self._note("/resume needs a run id (quorum logs list shows them)")
             return True
-        from quorum.cli.commands.logs import resolve_run_id
-        from quorum.cli.run_setup import continuation_of
-
-        store = self._container.run_store()
-        run_id = resolve_run_id(store, argument) if store is not None else argument
-        continued = continuation_of(self._container, run_id)
-        self.conversation = Conversation.resumed(continued.parent_run_id, continued.history)
+        self.conversation, _ = resumed(self._container, argument)
         self._print(
-            f"resumed run {continued.parent_run_id} ({len(continued.history)} messages); "
+            f"resumed run {self.conversation.resumed_from} ({len(self.conversation.history)} messages); "
             f"model stays {self._model_id} (/model to change it)"
         )
         return True
@@ -298,6 +292,22 @@ class ChatSession:
         for problem in problems[self._problems_said :]:
             self._note(f"quorum: warning: {printable(redactor.text(problem))}")
         self._problems_said = len(problems)
+
+
+def resumed(container: Any, run_id: str | None) -> tuple[Conversation, str]:
+    """The conversation of the recorded run ``run_id`` (any unique prefix; None: the last run), and its model.
+
+    Raises:
+        UsageError: no such run, an ambiguous prefix, or the run log is disabled.
+    """
+    from quorum.cli.commands.logs import resolve_run_id
+    from quorum.cli.run_setup import continuation_of
+
+    store = container.run_store()
+    if run_id is not None and store is not None:
+        run_id = resolve_run_id(store, run_id)
+    continued = continuation_of(container, run_id)
+    return Conversation.resumed(continued.parent_run_id, continued.history), continued.model
 
 
 def _cancelling() -> bool:

@@ -148,21 +148,16 @@ def _prepare(options: Any, model: str | None, resume_from: str | bool) -> _Ready
     from quorum.cli.container import build_container
     from quorum.cli.model_choice import choose_model
     from quorum.cli.name_checks import check_configured_names
-    from quorum.cli.run_setup import continuation_of
 
     container = build_container(options)
     settings = container.settings()
     check_configured_names(container)
     conversation = Conversation()
     if resume_from:
-        run_id = None if resume_from is True else str(resume_from)
-        if run_id is not None and (store := container.run_store()) is not None:
-            from quorum.cli.commands.logs import resolve_run_id
+        from quorum.cli.chat.session import resumed
 
-            run_id = resolve_run_id(store, run_id)
-        continued = continuation_of(container, run_id)
-        conversation = Conversation.resumed(continued.parent_run_id, continued.history)
-        model = model or continued.model
+        conversation, resumed_model = resumed(container, None if resume_from is True else str(resume_from))
+        model = model or resumed_model
     # Aliases and bare model names become provider:model here, so the run log and prices see the real model.
     model_id = container.gateway().resolve(choose_model(model or settings.model, container.env()))
     container.gateway().session(model_id, None)  # an unknown provider or a missing key: said now, not after typing

@@ -231,3 +231,15 @@ def test_chat_reads_messages_from_a_pipe_one_per_line(cli: Cli) -> None:
     result = cli("chat", "--model", model, input="one\n/usage\ntwo\n")
     assert result.code == 0, result.stderr
     assert result.stdout.count("answer") == 2 and "this session: 1 run ·" in result.stdout
+
+
+def test_continue_and_resume_by_prefix_go_on_with_a_recorded_conversation(cli: Cli) -> None:
+    model = _script(cli, [{"text": "first answer"}, {"text": "second answer"}])
+    assert cli("chat", "--model", model, input="one\n").code == 0
+    ((first_id, _, _, _),) = _runs(cli)
+    continued = cli("chat", "--continue", "--model", model, input="two\n")
+    assert "second answer" in continued.stdout  # the script went on: the run saw the first exchange
+    resumed = cli("chat", "--model", model, input=f"/resume {first_id[:6]}\nthree\n")
+    assert f"resumed run {first_id} (2 messages)" in resumed.stdout and "second answer" in resumed.stdout
+    parents = [parent for _, _, parent, _ in _runs(cli)]
+    assert parents == [None, first_id, first_id]
