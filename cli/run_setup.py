@@ -158,9 +158,8 @@ async def run_in_foreground(
             prompt = await with_tool_notes(system_prompt(container.settings()), executor)
             result = await execute(prompt)
         except asyncio.CancelledError:
-            if received.signum is None:
+            if not received.cancelled_the_task():
                 raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
             result = None
         finally:
             received.armed = False

@@ -35,6 +35,19 @@ class Received:
         assert self.signum is not None
         return EXIT_BY_SIGNAL[signal.Signals(self.signum)]
 
+    def cancelled_the_task(self) -> bool:
+        """Called in ``except asyncio.CancelledError``: whether that cancellation was this signal's.
+
+        If so the task is uncancelled, so the clean-up after it may await, and the caller goes on
+        to end the command; if not (a cancellation from elsewhere) the caller re-raises.
+        """
+        if self.signum is None:
+            return False
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        return True
+
     @property
     def name(self) -> str:
         assert self.signum is not None
@@ -45,8 +58,8 @@ class Received:
 def signals_cancel_current_task() -> Iterator[Received]:
     """While inside, SIGTERM and SIGHUP cancel the current task (once) and are noted in the result.
 
-    The caller catches the ``CancelledError`` and, when ``Received.signum`` is set, calls
-    ``task.uncancel()`` and treats it as the end of the run; it clears ``armed`` once the run is
+    The caller catches the ``CancelledError`` and, when ``Received.cancelled_the_task()`` says it
+    was the signal's, treats it as the end of the run; it clears ``armed`` once the run is
     over. Handlers are installed on the running event loop and removed on exit.
     """
     loop = asyncio.get_running_loop()

@@ -109,9 +109,8 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
                 to_run, runner, concurrency, on_start=progress.started, on_outcome=progress.ended
             )
         except asyncio.CancelledError:
-            if received.signum is None:
+            if not received.cancelled_the_task():
                 raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
             outcomes = None
         finally:
             received.armed = False

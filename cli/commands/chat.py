@@ -98,9 +98,8 @@ async def _chat(options: Any, model: str | None, resume_from: str | bool, *, ver
             await require_sandbox(container, executor, False)
             await session.run(lines)
         except asyncio.CancelledError:
-            if received.signum is None:
+            if not received.cancelled_the_task():
                 raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]  # handled: the clean-up may await
         finally:
             received.armed = False
             await executor.aclose()
