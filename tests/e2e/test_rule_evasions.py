@@ -1,9 +1,10 @@
 """Policy rules against evasions, end to end (``quorum run --json``, scripted model), checked on disk.
 
-The rules are the README's example set, read from the README itself. Each case is one call a hostile model makes to get
-around a rule; after the run the test looks at the files, not at the events: a denied ``rm``
-spelled any way leaves its victim in place, a denied path reached by any alias is unchanged, an
-``allow`` never approves more than it names, and ``deny``/``ask`` reach low-risk reads too.
+The rules are the documented example set, read from docs/review-and-policy.md itself. Each case
+is one call a hostile model makes to get around a rule; after the run the test looks at the files,
+not at the events: a denied ``rm`` spelled any way leaves its victim in place, a denied path
+reached by any alias is unchanged, an ``allow`` never approves more than it names, and
+``deny``/``ask`` reach low-risk reads too.
 Deny cases run with ``--yes`` (so only the rule stands between the call and the disk); allow
 cases run without it (with no terminal, anything the rules do not allow is rejected).
 """
@@ -16,18 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.e2e.conftest import Cli
+from tests.support.docs import DOCS, marked_block
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def readme_rules() -> str:
-    """The README's example rule set (between the rules-example markers): the rules under test."""
-    text = README.read_text()
-    block = text.split("<!-- rules-example -->", 1)[1].split("<!-- /rules-example -->", 1)[0]
-    return block.strip().removeprefix("```toml").removesuffix("```")
-
-
-RULES = "[agent]\nmax_rejections = 1000\n" + readme_rules()
+RULES = "[agent]\nmax_rejections = 1000\n" + marked_block(DOCS / "review-and-policy.md", "rules")
+"""The documented example rule set (docs/review-and-policy.md, between the rules-example markers)."""
 
 ENV_SECRET = "ENV-SECRET-5e8ff9bf55ba"
 PRIVATE = "PRIVATE-NOTE-04ab2c"

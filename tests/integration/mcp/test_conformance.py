@@ -6,7 +6,7 @@
 authorization-code scenarios, ``quorum mcp login``'s flow with an HTTP client as the browser).
 
 Every scenario must pass except those in ``EXPECTED_FAILURES``: the ones not applicable to Quorum,
-each with its reason (also in the README). A listed scenario that passes is printed, not failed:
+each with its reason (also in docs/mcp.md). A listed scenario that passes is printed, not failed:
 the list is then out of date.
 Scenarios run a few at a time (all at once, 26 Python clients starting together on two cores
 miss the suite's 30 s client deadline).

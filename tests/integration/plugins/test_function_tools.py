@@ -26,6 +26,7 @@ from quorum.infrastructure.tools.function_source import FunctionToolSource
 from quorum.infrastructure.tools.function_tool import tool
 from quorum.infrastructure.tools.tool_context import ToolContext
 from tests.fakes import FakeGateway, RecordingObserver, ScriptedSession, calls, text
+from tests.support.docs import DOCS, marked_block
 
 
 class Unit(Enum):
@@ -195,13 +196,11 @@ def test_add_tool_misuse_is_a_configuration_error(arguments: tuple[Any, ...], me
     assert message in str(raised.value)
 
 
-async def test_the_readme_plugin_example_works() -> None:
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
-    section = readme[readme.index("## Plugins") :]
-    code = section.split("```python\n", 1)[1].split("```\n", 1)[0]
-    example = types.ModuleType("readme_plugin")
-    exec(compile(code, "README.md", "exec"), example.__dict__)
-    catalog = load_plugins(autoload=False, extra=[("readme", example)])
+async def test_the_documented_plugin_example_works() -> None:
+    code = marked_block(DOCS / "plugins.md", "plugin")
+    example = types.ModuleType("docs_plugin")
+    exec(compile(code, "docs/plugins.md", "exec"), example.__dict__)
+    catalog = load_plugins(autoload=False, extra=[("docs", example)])
     assert catalog.tools.functions["convert"].definition.risk is RiskLevel.HIGH
     source = FunctionToolSource(catalog.tools.functions)
     outcome = await source.execute(ToolCall(native_id="1", name="convert", arguments={"amount": 2, "to": "eur"}))

@@ -1,4 +1,4 @@
-"""The README's "Use it from Python" example, run as written against the local wire servers.
+"""The Python API's full example (docs/python-api.md, "The whole surface"), run as written against local wire servers.
 
 The main model speaks OpenAI's wire (``OPENAI_BASE_URL``), the reviewer on the panel Anthropic's
 (``ANTHROPIC_BASE_URL``); the MCP server is the real ``mcp-server-time``.
@@ -11,19 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.docs import DOCS, marked_block
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.script import Call, Turn
 
-README = Path(__file__).resolve().parents[3] / "README.md"
 
-
-def readme_example() -> str:
-    text = README.read_text()
-    block = text.split("<!-- api-example -->", 1)[1].split("<!-- /api-example -->", 1)[0]
-    return block.strip().removeprefix("```python").removesuffix("```")
-
-
-def test_the_readme_example_runs_as_written(
+def test_the_python_api_example_runs_as_written(
     openai_wire: ScriptedHttpServer, anthropic_wire: ScriptedHttpServer, tmp_path: Path
 ) -> None:
     verdict = Turn(calls=(Call("v", "submit_verdict", {"verdict": "approve", "reason": "a weather lookup"}),))
@@ -43,7 +36,7 @@ def test_the_readme_example_runs_as_written(
         HOME=str(tmp_path),
     )
     done = subprocess.run(
-        [sys.executable, "-c", readme_example()],
+        [sys.executable, "-c", marked_block(DOCS / "python-api.md", "api")],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -1,0 +1,143 @@
+"""The documentation keeps its promises: links lead somewhere, examples run, quoted wording is the code's.
+
+Pages are the README and everything under ``docs/``; the marker convention is in
+``tests/support/docs.py`` (and docs/development.md, "Docs").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.docs import ROOT, Block, blocks, heading_anchors, outside_code, pages
+
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+_EXTERNAL = ("http://", "https://", "mailto:")
+
+EXAMPLES = [block for page in pages() for block in blocks(page) if block.marker == "example"]
+
+
+def test_the_readme_stays_short_and_keeps_the_commands_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count("\n") <= 250
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for command in ("python -m pytest -n 3 --dist loadfile", 'pip install -e ".[dev,temporal,postgres]"'):
+        assert command in readme
+        assert command.replace("pip install", "python -m pip install --quiet") in ci or command in ci
+
+
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist() -> None:
+    broken: list[str] = []
+    for page in pages():
+        for number, line in outside_code(page):
+            for target in _LINK.findall(line):
+                if target.startswith(_EXTERNAL):
+                    continue
+                path_part, _, anchor = target.partition("#")
+                destination = (page.parent / path_part).resolve() if path_part else page
+                where = f"{page.relative_to(ROOT)}:{number}: {target}"
+                if not destination.exists():
+                    broken.append(f"{where} (no such file)")
+                elif anchor and destination.suffix == ".md" and anchor not in heading_anchors(destination):
+                    broken.append(f"{where} (no such heading)")
+    assert broken == []
+
+
+def test_every_python_block_is_marked() -> None:
+    markers = {"example", "not-an-example"}
+    unmarked = [
+        block.where()
+        for page in pages()
+        for block in blocks(page)
+        if block.language in {"python", "py"}
+        and block.marker not in markers
+        and not (block.marker or "").endswith("-example")
+    ]
+    assert unmarked == [], "mark each Python block: <!-- example -->, <!-- NAME-example --> or <!-- not-an-example -->"
+
+
+def test_every_named_example_is_read_by_a_test() -> None:
+    names = {
+        match
+        for page in pages()
+        for match in re.findall(r"<!-- ([a-z][a-z0-9]*)-example -->", page.read_text(encoding="utf-8"))
+    }
+    tests = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").rglob("test_*.py"))
+    unread = sorted(name for name in names if not re.search(rf"marked_block\([^()]*, [\"']{name}[\"']\)", tests))
+    assert names >= {"api", "plugin", "rules"}
+    assert unread == [], "each <!-- NAME-example --> needs a test calling marked_block(page, NAME)"
+
+
+def test_there_are_examples_to_run() -> None:
+    assert len(EXAMPLES) >= 2
+
+
+@pytest.mark.parametrize("block", EXAMPLES, ids=[block.where() for block in EXAMPLES])
+def test_each_example_runs_as_written_offline(block: Block, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QUORUM_", "OPENAI_", "ANTHROPIC_"))}
+    env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    done = subprocess.run(
+        [sys.executable, "-c", block.code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"{block.where()}\n{done.stdout}\n{done.stderr}"
+
+
+# What tools-and-sandbox.md says the model receives when a call does not succeed, phrase by phrase:
+# each must be in the page and in the code that writes it.
+MODEL_FACING_PHRASES = (
+    "; available tools: ",
+    "; the call was not executed",
+    "arguments are not a JSON object (",
+    "invalid arguments: ",
+    " failed: ",
+    " and was cancelled",
+    " (its thread was abandoned)",
+    "; the process group was killed (exit code ",
+    "Rejected by review (",
+    "The call was not executed. Consider a safer way to reach the goal.",
+    "not executed: the run stops after ",
+    " consecutive rejections",
+    "the tool turn limit (",
+    "The tool turn limit of this run has been reached, so the calls above were not executed. ",
+    "Do not call tools. Give your best final answer from what you know so far.",
+    "the token budget of ",
+    "the model stopped at its output token limit",
+    "cancelled: the run timed out after ",
+    "cancelled: the run was cancelled",
+    "the outcome of this call is unknown: the worker executing it stopped or lost contact (",
+    "It was not retried, as a high-risk call runs at most once. Check whether it took effect before trying again.",
+    "interrupted: the run ended before this call produced a result; it may or may not have run",
+)
+
+
+def test_the_documented_error_results_are_worded_as_the_code_words_them() -> None:
+    page = (ROOT / "docs" / "tools-and-sandbox.md").read_text(encoding="utf-8")
+    source = "\n".join(
+        path.read_text(encoding="utf-8")
+        for package in ("domain", "application", "infrastructure")
+        for path in (ROOT / package).rglob("*.py")
+    )
+    missing_in_page = [phrase for phrase in MODEL_FACING_PHRASES if phrase not in page]
+    missing_in_code = [phrase for phrase in MODEL_FACING_PHRASES if phrase not in source]
+    assert missing_in_page == [] and missing_in_code == []
+
+
+def test_the_sandbox_attack_figures_are_the_tables() -> None:
+    from tests.e2e.attacks import ATTACKS
+    from tests.e2e.test_sandbox_attacks import GETS_THROUGH_WITH_SANDBOX_OFF
+
+    page = " ".join((ROOT / "docs" / "tools-and-sandbox.md").read_text(encoding="utf-8").split())
+    total = len(ATTACKS)
+    assert f"runs {total} attack commands" in page
+    assert f"the classifier alone stops {total - len(GETS_THROUGH_WITH_SANDBOX_OFF)} of the {total}" in page
