@@ -82,7 +82,7 @@ def test_each_example_runs_as_written_offline(block: Block, tmp_path: Path) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith(("QUORUM_", "OPENAI_", "ANTHROPIC_"))}
     env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
     done = subprocess.run(
-        [sys.executable, "-c", block.code],
+        [sys.executable, "-W", "error", "-c", block.code],
         cwd=tmp_path,
         env=env,
         capture_output=True,
