@@ -23,7 +23,6 @@ from quorum.cli.errors import (
     handled,
 )
 from quorum.cli.options import AppOptions
-from quorum.cli.task_input import read_task
 from quorum.cli.run_setup import (
     Display,
     ask_through,
@@ -32,6 +31,7 @@ from quorum.cli.run_setup import (
     run_in_foreground,
     system_prompt,
 )
+from quorum.cli.task_input import read_task
 
 run_options = stacked(
     click.argument("task", nargs=-1, required=False),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 
@@ -20,10 +21,8 @@ def pipe() -> Iterator[tuple[object, int]]:
         yield stream, write_fd
     finally:
         stream.close()
-        try:
+        with contextlib.suppress(OSError):
             os.close(write_fd)
-        except OSError:
-            pass
 
 
 def test_an_open_pipe_nobody_writes_to_is_not_waited_for(pipe, capsys) -> None:
