@@ -31,6 +31,7 @@ from quorum.cli.run_setup import (
     run_in_foreground,
     system_prompt,
 )
+from quorum.cli.task_input import read_task
 
 run_options = stacked(
     click.argument("task", nargs=-1, required=False),
@@ -73,7 +74,8 @@ run_options = stacked(
 def run(task: tuple[str, ...], yes: bool, defer: bool, engine: str | None, detach: bool, **flags: Any) -> None:
     """Run TASK: the model may call every tool; high-risk calls are reviewed first.
 
-    Text piped in is attached to TASK (TASK "-" means: the task is what stdin holds).
+    Text piped in is attached to TASK when its first byte arrives within 3 s (an open pipe nobody
+    writes to is not waited for); TASK "-" means: the task is what stdin holds, however long it takes.
     """
     if defer and yes:
         raise click.UsageError("give either --yes or --defer, not both")
@@ -93,39 +95,10 @@ def run(task: tuple[str, ...], yes: bool, defer: bool, engine: str | None, detac
 def ask(task: tuple[str, ...], **flags: Any) -> None:
     """Ask TASK (a question): only low-risk (read-only) tools are offered; nothing is changed.
 
-    Text piped in is attached to TASK (TASK "-" means: the task is what stdin holds).
+    Text piped in is attached to TASK when its first byte arrives within 3 s (an open pipe nobody
+    writes to is not waited for); TASK "-" means: the task is what stdin holds, however long it takes.
     """
     raise SystemExit(_main(task, low_risk_only=True, yes=False, **flags))
-
-
-def _text(data: bytes) -> str:
-    # Bytes that are not UTF-8 (in argv as surrogate escapes, or on stdin) become U+FFFD: the
-    # task goes into JSON events and provider requests, which take only valid text.
-    return data.decode("utf-8", "replace")
-
-
-def _read_task(words: tuple[str, ...]) -> str:
-    """The task from the arguments, with piped stdin attached (``-`` alone: the task is stdin)."""
-    task = _text(" ".join(words).encode("utf-8", "surrogateescape")).strip()
-    piped = ""
-    if not sys.stdin.isatty():
-        piped = _text(sys.stdin.buffer.read()).strip("\n")
-    if task == "-":
-        task, piped = piped.strip(), ""
-    if not task and piped.strip():
-        task, piped = piped.strip(), ""
-    if not task:
-        raise click.UsageError("give the task as an argument (or on stdin)")
-    return attach(task, piped) if piped.strip() else task
-
-
-def attach(task: str, piped: str) -> str:
-    """``task``, then the piped input in a fenced block (a fence longer than any run of backticks in it)."""
-    import re
-
-    longest = max((len(run) for run in re.findall(r"`+", piped)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{task}\n\n{fence}\n{piped}\n{fence}"
 
 
 def _terminal_fd() -> int | None:
@@ -164,7 +137,7 @@ def _main(
     overrides: dict[str, Any] | None = None,
     detach: bool = False,
 ) -> int:
-    task = _read_task(words)
+    task = read_task(words)
     if continue_last and resume:
         raise click.UsageError("give either --continue or --resume RUN_ID, not both")
     if no_log and (continue_last or resume):

@@ -193,3 +193,36 @@ def test_help_and_version_import_no_sdk_and_no_mcp() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "LOADED []"
+
+
+def test_an_open_stdin_pipe_nobody_writes_to_neither_blocks_the_task_nor_the_review(cli: Cli) -> None:
+    """A CI step or an editor's runner leaves stdin an open pipe: the run goes on, the review fails closed."""
+    model = script(
+        cli,
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "x"}}]},
+        {"text": "not written"},
+    )
+    out, err = cli.workspace.parent / "stdout", cli.workspace.parent / "stderr"
+    with out.open("w") as stdout_file, err.open("w") as stderr_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "quorum.cli.main", "run", "--model", model, "--json", "write it"],
+            cwd=cli.workspace,
+            env=cli.env,
+            stdin=subprocess.PIPE,  # kept open and never written to until the run has ended
+            stdout=stdout_file,
+            stderr=stderr_file,
+        )
+        try:
+            proc.wait(timeout=120)  # a guard against hanging, not a measure of speed
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdin.close()
+    stdout, stderr = out.read_text(), err.read_text()
+    assert proc.returncode == 0, stderr
+    assert "nothing arrived on stdin" in stderr
+    events = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    review = next(e for e in events if e["type"] == "review")
+    assert review["approved"] is False
+    assert events[0]["task"] == "write it"
+    assert not (cli.workspace / "out.txt").exists()
