@@ -45,10 +45,10 @@ def pending(conn: SqlConnection, ops: Operations, run_id: str | None) -> list[Pe
         + f" ORDER BY r.started_at, r.{ops.order}, e.seq"
     )
     rows = conn.execute(ops.sql(sql), (AWAITING, run_id) if run_id is not None else (AWAITING,)).fetchall()
-    return pending_calls(rows)
+    return _pending_calls(rows)
 
 
-def pending_calls(rows: Iterable[Sequence[Any]]) -> list[PendingCall]:
+def _pending_calls(rows: Iterable[Sequence[Any]]) -> list[PendingCall]:
     """``PendingCall``s from ``(run_id, task, at, request JSON, call_id)`` rows in request order.
 
     A call requested again (a continued run that stopped again) is listed once, at its first request.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.storage.operations import PostgresOperations
 from quorum.infrastructure.storage.postgres_schema import migrate
-from quorum.infrastructure.storage.sql_store import SqlRunStore
+from quorum.infrastructure.storage.sql_store import SqlRunStore, first_line
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -86,12 +86,12 @@ class PostgresRunStore(SqlRunStore):
         try:
             conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout)
         except psycopg.Error as error:
-            raise ConfigurationError(f"cannot connect to the run log: {_first_line(error)}", source=source) from None
+            raise ConfigurationError(f"cannot connect to the run log: {first_line(error)}", source=source) from None
         try:
             migrate(conn, source)
         except psycopg.Error as error:
             conn.close()
-            raise ConfigurationError(f"cannot use the run log: {_first_line(error)}", source=source) from None
+            raise ConfigurationError(f"cannot use the run log: {first_line(error)}", source=source) from None
         except BaseException:
             conn.close()
             raise
@@ -105,7 +105,3 @@ class PostgresRunStore(SqlRunStore):
         if conn.broken or conn.closed:
             conn.close()
             self._conn = None
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -83,7 +83,7 @@ class SqlRunStore:
                 yield conn
             except error_type as error:
                 self._forget_if_broken(conn)
-                raise RunFailure(f"run log {self._where}: {_first_line(error)}") from None
+                raise RunFailure(f"run log {self._where}: {first_line(error)}") from None
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
@@ -94,10 +94,10 @@ class SqlRunStore:
                 with self._transaction(conn):
                     yield conn
             except integrity_error as error:
-                raise UsageError(f"run log {self._where}: {_first_line(error)}") from None
+                raise UsageError(f"run log {self._where}: {first_line(error)}") from None
             except error_type as error:
                 self._forget_if_broken(conn)
-                raise RunFailure(f"run log {self._where}: {_first_line(error)}") from None
+                raise RunFailure(f"run log {self._where}: {first_line(error)}") from None
 
     def close(self) -> None:
         with self._lock:
@@ -246,7 +246,8 @@ class SqlRunStore:
             return queries.stats(conn, self.ops)
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
+    """The first line of a driver's message (PostgreSQL's go on with details and hints)."""
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
