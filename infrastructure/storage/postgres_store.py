@@ -77,31 +77,19 @@ class PostgresRunStore(SqlRunStore):
         psycopg = import_psycopg()
         return psycopg.Error, psycopg.IntegrityError
 
-    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
-        if self._conn is not None and not self._conn.closed:
-            conn: psycopg.Connection[tuple[Any, ...]] = self._conn
-            return conn
+    def _open(self) -> psycopg.Connection[tuple[Any, ...]]:
         psycopg = import_psycopg()
-        source = masked_url(self.url)
         try:
-            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout)
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout)
         except psycopg.Error as error:
-            raise ConfigurationError(f"cannot connect to the run log: {first_line(error)}", source=source) from None
-        try:
-            migrate(conn, source)
-        except psycopg.Error as error:
-            conn.close()
-            raise ConfigurationError(f"cannot use the run log: {first_line(error)}", source=source) from None
-        except BaseException:
-            conn.close()
-            raise
-        self._conn = conn
-        return conn
+            message = f"cannot connect to the run log: {first_line(error)}"
+            raise ConfigurationError(message, source=self._where) from None
+
+    def _prepare(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
+        migrate(conn, self._where)
 
     def _transaction(self, conn: psycopg.Connection[tuple[Any, ...]]) -> AbstractContextManager[Any]:
         return conn.transaction()
 
-    def _forget_if_broken(self, conn: psycopg.Connection[tuple[Any, ...]]) -> None:
-        if conn.broken or conn.closed:
-            conn.close()
-            self._conn = None
+    def _usable(self, conn: psycopg.Connection[tuple[Any, ...]]) -> bool:
+        return not (conn.broken or conn.closed)

@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 from quorum.application.history import recorded_conversation
 from quorum.application.ports.approvals import CallDecision, PendingCall
 from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunSummary, SearchHit, StoreStats
-from quorum.domain.errors import RunFailure, UsageError
+from quorum.domain.errors import ConfigurationError, RunFailure, UsageError
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
 from quorum.infrastructure.storage import approvals, queries
@@ -35,8 +35,9 @@ _EVENT: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
 class SqlRunStore:
     """A ``RunStore`` and ``PendingApprovals`` over one connection of a backend's driver.
 
-    Subclasses set ``ops`` and implement ``_connect``, ``_transaction``, ``_driver_errors`` and
-    ``_where``; they may override ``_forget_if_broken``. Construction opens nothing.
+    Subclasses set ``ops`` and implement the backend's part (where the log is, its driver's errors,
+    opening and preparing a connection, a write transaction); they may override ``_usable``.
+    Construction opens nothing.
     """
 
     ops: Operations
@@ -48,31 +49,62 @@ class SqlRunStore:
 
     # -- the backend's part ---------------------------------------------------------------------
 
-    def _connect(self) -> Any:
-        """The open connection (autocommit), opening and migrating it first if there is none.
-
-        Raises:
-            ConfigurationError: the log cannot be opened, or has a newer schema.
-        """
-        raise NotImplementedError
-
-    def _transaction(self, conn: Any) -> AbstractContextManager[None]:
-        """One write transaction on ``conn``: committed when the block ends, rolled back when it raises."""
+    @property
+    def _where(self) -> str:
+        """The log's path or URL as messages show it (never a password)."""
         raise NotImplementedError
 
     def _driver_errors(self) -> tuple[type[Exception], type[Exception]]:
         """(the driver's base error, its integrity error)."""
         raise NotImplementedError
 
-    @property
-    def _where(self) -> str:
-        """The log's path or URL as messages show it (never a password)."""
+    def _open(self) -> Any:
+        """A new connection in autocommit mode.
+
+        Raises:
+            ConfigurationError: the log cannot be reached.
+        """
         raise NotImplementedError
 
-    def _forget_if_broken(self, conn: Any) -> None:
-        """Drop ``conn`` after a driver error if it can no longer be used, so the next call reopens."""
+    def _prepare(self, conn: Any) -> None:
+        """Set up a new connection and migrate the schema (a driver error here closes it)."""
+        raise NotImplementedError
+
+    def _transaction(self, conn: Any) -> AbstractContextManager[Any]:
+        """One write transaction on ``conn``: committed when the block ends, rolled back when it raises."""
+        raise NotImplementedError
+
+    def _usable(self, conn: Any) -> bool:
+        """Whether ``conn`` still works (after a driver error a connection may be broken for good)."""
+        return True
 
     # -- connection -----------------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        """The open connection, opened, prepared and migrated first if there is none or it broke.
+
+        Raises:
+            ConfigurationError: the log cannot be opened, or has a newer schema.
+        """
+        if self._conn is not None and self._usable(self._conn):
+            return self._conn
+        conn = self._open()
+        error_type, _ = self._driver_errors()
+        try:
+            self._prepare(conn)
+        except error_type as error:
+            conn.close()
+            raise ConfigurationError(f"cannot use the run log: {first_line(error)}", source=self._where) from None
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        return conn
+
+    def _forget_if_broken(self, conn: Any) -> None:
+        if not self._usable(conn):
+            conn.close()
+            self._conn = None
 
     @contextmanager
     def _read(self) -> Iterator[Any]:

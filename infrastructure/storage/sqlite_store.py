@@ -50,33 +50,22 @@ class SqliteRunStore(SqlRunStore):
     def _driver_errors(self) -> tuple[type[Exception], type[Exception]]:
         return sqlite3.Error, sqlite3.IntegrityError
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._conn is not None:
-            conn: sqlite3.Connection = self._conn
-            return conn
-        source = str(self.path)
+    def _open(self) -> sqlite3.Connection:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False)
+            return sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as error:
-            raise ConfigurationError(f"cannot open the run log: {error}", source=source) from None
-        try:
-            self._enable_wal(conn)
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # Checkpoints (the only fsyncs) copy each page once however often the WAL holds it, so
-            # fewer of them cost less in all: every 8192 pages instead of SQLite's 1000.
-            conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
-            conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT_BYTES}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            migrate(conn, source)
-        except sqlite3.DatabaseError as error:
-            conn.close()
-            raise ConfigurationError(f"cannot use the run log: {error}", source=source) from None
-        except BaseException:
-            conn.close()
-            raise
-        self._conn = conn
-        return conn
+            raise ConfigurationError(f"cannot open the run log: {error}", source=self._where) from None
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        self._enable_wal(conn)
+        conn.execute("PRAGMA synchronous = NORMAL")
+        # Checkpoints (the only fsyncs) copy each page once however often the WAL holds it, so
+        # fewer of them cost less in all: every 8192 pages instead of SQLite's 1000.
+        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
+        conn.execute(f"PRAGMA journal_size_limit = {WAL_SIZE_LIMIT_BYTES}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn, self._where)
 
     def _enable_wal(self, conn: sqlite3.Connection) -> None:
         """Switch the file to WAL (once per file; it persists).
