@@ -8,27 +8,14 @@ else is written per event: listings, search and statistics are queries over the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 from quorum.application.ports.run_store import RecordedEvent
 from quorum.domain.events import RunFinished, TurnStarted
+from quorum.infrastructure.storage.operations import Operations, SqlConnection
 
 
-class SqlConnection(Protocol):
-    """What both stores' connections offer (``sqlite3`` and ``psycopg``): statements and cursors."""
-
-    def execute(self, sql: Any, params: Any, /) -> Any: ...
-
-    def cursor(self) -> Any: ...
-
-
-def write_events(
-    conn: SqlConnection, run_id: str, turn: int, events: Sequence[RecordedEvent], *, mark: str = "?"
-) -> int:
-    """Insert ``events`` of ``run_id`` (whose current turn is ``turn``); returns the turn after them.
-
-    ``mark`` is the driver's parameter placeholder (``?`` for SQLite, ``%s`` for PostgreSQL).
-    """
+def write_events(conn: SqlConnection, ops: Operations, run_id: str, turn: int, events: Sequence[RecordedEvent]) -> int:
+    """Insert ``events`` of ``run_id`` (whose current turn is ``turn``); returns the turn after them."""
     first_turn = turn
     finished: RecordedEvent | None = None
     rows: list[tuple[object, ...]] = []
@@ -42,27 +29,22 @@ def write_events(
     cursor = conn.cursor()
     try:
         insert = "INSERT INTO events (run_id, seq, at, type, turn, data) VALUES (?, ?, ?, ?, ?, ?)"
-        cursor.executemany(_marked(insert, mark), rows)
+        cursor.executemany(ops.sql(insert), rows)
     finally:
         cursor.close()
     if finished is not None:
         last = finished.event
         assert isinstance(last, RunFinished)
         conn.execute(
-            _marked(
+            ops.sql(
                 "UPDATE runs SET turns = ?, ended_at = ?, stop_reason = ?, detail = ?, output = ?,"
                 " input_tokens = ?, output_tokens = ?, reviewer_input_tokens = ?, reviewer_output_tokens = ?,"
-                " cost = ? WHERE id = ?",
-                mark,
+                " cost = ? WHERE id = ?"
             ),
             (last.turns, finished.at.timestamp(), last.stop_reason.value, last.detail, last.output,
              last.usage.input_tokens, last.usage.output_tokens, last.usage.reviewer_input_tokens,
              last.usage.reviewer_output_tokens, last.cost, run_id),
         )  # fmt: skip
     elif turn != first_turn:  # so an interrupted run still shows how far it got
-        conn.execute(_marked("UPDATE runs SET turns = ? WHERE id = ?", mark), (turn, run_id))
+        conn.execute(ops.sql("UPDATE runs SET turns = ? WHERE id = ?"), (turn, run_id))
     return turn
-
-
-def _marked(sql: str, mark: str) -> str:
-    return sql.replace("?", mark)

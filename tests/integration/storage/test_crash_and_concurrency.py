@@ -20,7 +20,7 @@ from quorum.domain.messages import ToolResultBlock
 from quorum.domain.responses import Usage
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
-from tests.integration.storage.conftest import RecordedRun
+from tests.integration.storage.conftest import Backend, RecordedRun
 from tests.integration.storage.scripted_run import marker
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -124,13 +124,13 @@ def test_two_processes_record_runs_into_one_log_at_the_same_time(db_path: Path) 
     store.close()
 
 
-def test_threads_with_their_own_stores_write_concurrently(db_path: Path) -> None:
+def test_threads_with_their_own_stores_write_concurrently(backend: Backend) -> None:
     writers, runs_each = 4, 25
     barrier = threading.Barrier(writers)
     failures: list[BaseException] = []
 
     def write(name: str) -> None:
-        store = SqliteRunStore(db_path)
+        store = backend.open()
         try:
             barrier.wait(timeout=30)
             for n in range(runs_each):
@@ -154,7 +154,7 @@ def test_threads_with_their_own_stores_write_concurrently(db_path: Path) -> None
     for thread in threads:
         thread.join()
     assert failures == []
-    store = SqliteRunStore(db_path)
+    store = backend.open()
     stats = store.stats()
     assert (stats.runs, stats.runs_by_status, stats.usage.input_tokens) == (100, {"end_turn": 100}, 100)
     assert len(store.search("hello w3")) == runs_each
