@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.config.loader import collect_layers, validate
 from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.storage.settings import StorageSettings
+from quorum.infrastructure.tools.settings import ToolsSettings
+from tests.support.config import builtin_sections
 
 
 class PluginSection(BaseModel):
@@ -22,7 +25,10 @@ def load(cwd: Path, env: dict[str, str] | None = None, config: Path | None = Non
     warnings: list[str] = []
     raw = collect_layers(cwd=cwd, env=env or {}, user_config_dir=None, config_path=config)
     settings = validate(
-        raw, provider_models={"test": None}, section_models={"myplugin": PluginSection}, warn=warnings.append
+        raw,
+        provider_models={"test": None},
+        section_models={**builtin_sections(), "myplugin": PluginSection},
+        warn=warnings.append,
     )
     return settings, warnings
 
@@ -69,8 +75,8 @@ def test_paths_in_a_file_are_relative_to_the_file(tmp_path: Path, monkeypatch: p
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # --config ../conf/quorum.toml, from another directory
     settings, _ = load(elsewhere, config=Path(os.path.relpath(config, elsewhere)))
-    assert settings.tools.workspace == conf / "ws"
-    assert settings.storage.path == conf / "logs" / "runs.db"
+    assert settings.section(ToolsSettings).workspace == conf / "ws"
+    assert settings.section(StorageSettings).path == conf / "logs" / "runs.db"
 
 
 def test_a_workspace_that_does_not_exist_names_the_key_and_the_file(tmp_path: Path) -> None:
