@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.config.loader import collect_layers, validate
 from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.tools.settings import ToolsSettings
 from tests.support.config import builtin_sections
@@ -59,6 +60,21 @@ def test_variables_that_are_not_keys_are_ignored_with_one_warning_each(tmp_path:
 def test_strict_env_makes_them_an_error_naming_the_variable(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"QUORUM_FOO: not a configuration key \(QUORUM_STRICT_ENV"):
         load(tmp_path, {"QUORUM_FOO": "1", "QUORUM_STRICT_ENV": "1"})
+
+
+def test_variables_naming_no_key_of_a_plugin_section_are_ignored_as_those_of_the_core(tmp_path: Path) -> None:
+    env = {"QUORUM_TOOLS__NO_SUCH_KEY": "1", "QUORUM_REVIEW__HIL_MODE": "defer", "QUORUM_TOOLS__SANDBOX__NOPE": "2"}
+    settings, warnings = load(tmp_path, env)
+    assert warnings == [
+        "ignoring QUORUM_TOOLS__NO_SUCH_KEY: not a configuration key",
+        "ignoring QUORUM_TOOLS__SANDBOX__NOPE: not a configuration key",
+    ]
+    assert settings.section(ReviewSettings).hil_mode == "defer"
+    (tmp_path / "quorum.toml").write_text("[tools]\nno_such_key = 1\n")
+    with pytest.raises(ConfigurationError, match="quorum.toml: tools.no_such_key: unknown key"):
+        load(tmp_path, env)  # the variable is dropped; the file's key is still an error
+    with pytest.raises(ConfigurationError, match="QUORUM_TOOLS__NO_SUCH_KEY, QUORUM_TOOLS__SANDBOX__NOPE: not a"):
+        load(tmp_path, {**env, "QUORUM_STRICT_ENV": "1"})
 
 
 def test_a_bad_value_for_a_real_key_is_still_an_error(tmp_path: Path) -> None:
