@@ -135,13 +135,14 @@ async def history_of(handle: Any) -> tuple[int, int, int]:
 
 async def in_process(bench: Bench, output_kb: int) -> None:
     from quorum.cli.commands.worker import compose
+    from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.engines.temporal import activities as acts
     from quorum.infrastructure.engines.temporal.activities import QuorumActivities
     from quorum.infrastructure.engines.temporal.client import connect
     from quorum.infrastructure.engines.temporal.worker import build_worker
 
     container = bench.container()
-    client = await connect(container.settings().engine)
+    client = await connect(container.settings().section(EngineSettings))
     activities = QuorumActivities(lambda ws: compose(bench.config, ws))
     async with build_worker(client, bench.queue, activities, concurrency=16):
         await temporal_runs(client, bench, 1)  # warm: the worker composes the workspace once
@@ -203,9 +204,10 @@ def stop(process: subprocess.Popen[str]) -> None:
 
 
 async def throughput(bench: Bench, runs: int, workers: int, concurrency: int) -> float:
+    from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.engines.temporal.client import connect
 
-    client = await connect(bench.container().settings().engine)
+    client = await connect(bench.container().settings().section(EngineSettings))
     processes = [start_worker(bench, concurrency) for _ in range(workers)]
     try:
         await temporal_runs(client, bench, workers * 2)  # warm every worker

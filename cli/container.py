@@ -24,6 +24,7 @@ from quorum.domain.errors import ConfigurationError
 from quorum.domain.events import RunEvent
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
+from quorum.infrastructure.mcp.settings import McpSettings
 from quorum.infrastructure.plugins.contracts import (
     ElicitationCallback,
     LinePrompt,
@@ -35,11 +36,14 @@ from quorum.infrastructure.plugins.contracts import (
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
 from quorum.infrastructure.pricing import ProviderPrices
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
+from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
+from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
 from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
+from quorum.infrastructure.tools.settings import ToolsSettings
 
 if TYPE_CHECKING:  # imported when a run builds its reviewer
     from quorum.application.review_gate import ReviewGate
@@ -92,7 +96,7 @@ def validate_settings(raw: RawConfig, catalog: PluginCatalog) -> Settings:
 
 
 def workspace_of(settings: Settings) -> Path:
-    return (settings.tools.workspace or Path.cwd()).expanduser().resolve()
+    return (settings.section(ToolsSettings).workspace or Path.cwd()).expanduser().resolve()
 
 
 def open_keys(env: Mapping[str, str], config_dir: Path | None) -> StoredKeys | None:
@@ -104,7 +108,7 @@ def open_keys(env: Mapping[str, str], config_dir: Path | None) -> StoredKeys | N
 
 def known_models(settings: Settings) -> list[str]:
     """The ``provider:model`` ids the configuration names: the model and the reviewers."""
-    named = [settings.model, *settings.review.reviewers]
+    named = [settings.model, *settings.section(ReviewSettings).reviewers]
     return [model for model in named if model and ":" in model]
 
 
@@ -121,7 +125,7 @@ def known_secrets(
     from quorum.infrastructure.mcp.auth.store import stored_token_secrets
 
     stored = keys.values() if keys is not None else None
-    http_servers = [name for name, server in settings.mcp.servers.items() if server.url is not None]
+    http_servers = [name for name, server in settings.section(McpSettings).servers.items() if server.url is not None]
     tokens = stored_token_secrets(env, user_data_dir(), http_servers) if http_servers else None
     secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()), stored, tokens)
     redact_errors_with(secrets.redactor())
@@ -132,7 +136,8 @@ def probe_sandbox(settings: Settings) -> SandboxStatus:
     """How ``run_command`` runs in this process (the probe runs once per process)."""
     from quorum.infrastructure.sandbox.detect import sandbox_status
 
-    return sandbox_status(settings.tools.sandbox.mode, settings.tools.sandbox.program)
+    sandbox = settings.section(ToolsSettings).sandbox
+    return sandbox_status(sandbox.mode, sandbox.program)
 
 
 def build_tool_executor(
@@ -160,7 +165,7 @@ def build_tool_executor(
     sources: list[ToolSource] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
         sources.append(FunctionToolSource(catalog.tools.functions, workspace=workspace_of(settings)))
-    return PluginToolExecutor(sources=sources, settings=settings.tools)
+    return PluginToolExecutor(sources=sources, settings=settings.section(ToolsSettings))
 
 
 def build_reviewer(
@@ -194,10 +199,11 @@ def open_store(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str
     Raises:
         ConfigurationError: no plugin provides that backend.
     """
-    entry = catalog.stores.get(settings.storage.backend)
+    backend = settings.section(StorageSettings).backend
+    entry = catalog.stores.get(backend)
     if entry is None:
         known = ", ".join(catalog.stores.names()) or "none installed"
-        raise ConfigurationError(f"no run-store plugin {settings.storage.backend!r} ({known})", key="storage.backend")
+        raise ConfigurationError(f"no run-store plugin {backend!r} ({known})", key="storage.backend")
     return entry.value(StoreContext(settings=settings, env=env, data_dir=user_data_dir()))
 
 
@@ -205,7 +211,7 @@ def build_run_store(
     catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]
 ) -> RunStore | None:
     """The store runs are recorded in, or None when recording is off (``--no-log``, ``enabled = false``)."""
-    if options.no_log or not settings.storage.enabled:
+    if options.no_log or not settings.section(StorageSettings).enabled:
         return None
     return open_store(catalog, settings, env)
 

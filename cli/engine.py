@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.engines.settings import EngineSettings
 
 engine_option = click.option(
     "--engine",
@@ -24,16 +28,16 @@ def engine_overrides(engine: str | None) -> dict[str, Any]:
     return {"engine": {"kind": engine}} if engine else {}
 
 
-def temporal_settings(settings: Any) -> Any:
-    """``settings.engine`` after checking that the Temporal SDK is installed.
+def temporal_settings(settings: Settings) -> EngineSettings:
+    """``[engine]`` of ``settings`` after checking that the Temporal SDK is installed.
 
     Raises:
         ConfigurationError: the ``temporal`` extra is missing.
     """
-    from quorum.infrastructure.engines.settings import require_temporal
+    from quorum.infrastructure.engines.settings import EngineSettings, require_temporal
 
     require_temporal()
-    return settings.engine
+    return settings.section(EngineSettings)
 
 
 def leave(code: int) -> None:

@@ -2,7 +2,7 @@
 
 Gathers what exists from the container — built-in and plugin tools, MCP tool lists from the cache
 (no server is started), plugin names, the LLM gateway — and hands it to the pure checks
-(``infrastructure.config.name_checks``, ``infrastructure.review.panel_check``).
+(``infrastructure.review.name_checks``, ``infrastructure.review.panel_check``).
 """
 
 from __future__ import annotations
@@ -28,15 +28,16 @@ def check_configured_names(container: Container, *, panel: bool = True) -> None:
     Raises:
         ConfigurationError: every problem, one ``file: key.path: message`` line each.
     """
-    from quorum.infrastructure.config.name_checks import check_names
     from quorum.infrastructure.plugins.manager import blockable_plugin_names
+    from quorum.infrastructure.review.name_checks import check_names
     from quorum.infrastructure.review.panel_check import check_panel
+    from quorum.infrastructure.review.settings import ReviewSettings
 
     settings = container.settings()
     catalog = container.catalog()
     report = check_names(settings, known_tools(container), blockable_plugin_names(catalog))
     if panel:
-        report.errors.extend(check_panel(settings.review, catalog.reviewers, container.gateway()))
+        report.errors.extend(check_panel(settings.section(ReviewSettings), catalog.reviewers, container.gateway()))
     report.raise_errors(container.raw_config().source_of)
     for line in report.warnings():
         print(f"quorum: warning: {line}", file=sys.stderr, flush=True)
@@ -47,13 +48,14 @@ def known_tools(container: Container) -> KnownTools:
     from quorum.cli.container import user_data_dir
     from quorum.infrastructure.mcp.cache import CACHE_SUBDIR, ToolListCache
     from quorum.infrastructure.mcp.naming import server_prefix
+    from quorum.infrastructure.mcp.settings import McpSettings
     from quorum.infrastructure.tools.builtin import BUILTIN_TOOLS
     from quorum.infrastructure.tools.known_tools import known_tools as assemble
 
     settings = container.settings()
     catalog = container.catalog()
     cache = ToolListCache(user_data_dir() / "cache" / CACHE_SUBDIR)
-    servers = settings.mcp.servers
+    servers = settings.section(McpSettings).servers
     return assemble(
         [*BUILTIN_TOOLS, *(tool.definition for tool in catalog.tools.functions.values())],
         {name: cache.schemas(name, server) for name, server in servers.items()},

@@ -7,6 +7,8 @@ variables of every provider kind, configured or not), provider and MCP ``headers
 ``[storage] url``. Their values are redacted
 from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
 removed from the environment of every child process.
+
+This module is also the built-in plugin ``quorum.secrets``, which declares ``[secrets]``.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, SecretStr
 
 from quorum.domain.secrets import Redactor, Secret
+from quorum.infrastructure.config.loader import ProviderInstance
 from quorum.infrastructure.config.sections import Section
+from quorum.infrastructure.mcp.settings import McpSettings
+from quorum.infrastructure.plugins.hookspecs import hookimpl
+from quorum.infrastructure.storage.settings import StorageSettings
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.plugins.registries import ConfigSectionRegistry
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -36,6 +43,11 @@ class SecretsSettings(Section):
     """
 
     redact_env: list[str] = Field(default_factory=list)
+
+
+@hookimpl
+def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
+    registry.add("secrets", SecretsSettings)
 
 
 @dataclass(frozen=True)
@@ -91,13 +103,11 @@ def collect_secrets(
         default = _field_default(model, "api_key_env")
         if isinstance(default, str):
             names.add(default)
-    from quorum.infrastructure.config.loader import ProviderInstance  # the loader imports this module
-
     for name, instance in settings.providers.items():
         section = instance.settings if isinstance(instance, ProviderInstance) else instance
         if isinstance(section, BaseModel):
             found.extend(_model_secrets(section, f"providers.{name}", names))
-    for server, server_settings in settings.mcp.servers.items():
+    for server, server_settings in settings.section(McpSettings).servers.items():
         for table, values in (("env", server_settings.env), ("headers", server_settings.headers)):
             for key, value in values.items():
                 found.append(Secret(f"mcp.servers.{server}.{table}.{key}", _expand(value, env)))
@@ -106,10 +116,10 @@ def collect_secrets(
         if secret:
             found.append(Secret(f"mcp.servers.{server}.auth.client_secret", _expand(secret, env)))
             names.update(_VAR.findall(secret))
-    storage_secrets, storage_names = settings.storage.secret_values(env)  # [storage] url's password
+    storage_secrets, storage_names = settings.section(StorageSettings).secret_values(env)  # [storage] url's password
     found.extend(Secret(name, value) for name, value in storage_secrets)
     names.update(storage_names)
-    names.update(settings.secrets.redact_env)
+    names.update(settings.section(SecretsSettings).redact_env)
     found.extend(Secret(f"keys.{name}", value) for name, value in sorted((stored_keys or {}).items()))
     found.extend(Secret(name, value) for name, value in sorted((stored_tokens or {}).items()))
     found.extend(Secret(name, env[name]) for name in sorted(names) if env.get(name))

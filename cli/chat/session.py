@@ -227,17 +227,20 @@ class ChatSession:
         return True
 
     async def _review(self, argument: str) -> bool:
+        from quorum.infrastructure.review.settings import ReviewSettings
+
         settings = self._container.settings()
         if not argument:
-            self._print(f"review: {settings.review.hil_mode} (a person's step for high-risk calls)")
+            hil_mode = settings.section(ReviewSettings).hil_mode
+            self._print(f"review: {hil_mode} (a person's step for high-risk calls)")
             return True
         if argument not in slash.REVIEW_MODES:
             self._note(f"/review takes one of {', '.join(slash.REVIEW_MODES)}, not {printable(argument)!r}")
             return True
         from dependency_injector import providers
 
-        review = settings.review.model_copy(update={"hil_mode": argument})
-        self._container.settings.override(providers.Object(settings.model_copy(update={"review": review})))
+        review = settings.section(ReviewSettings).model_copy(update={"hil_mode": argument})
+        self._container.settings.override(providers.Object(settings.with_sections(review)))
         self._print(f"review: {argument} from the next message on")
         return True
 

@@ -71,12 +71,14 @@ def _batch_options(options: AppOptions, engine: str | None) -> tuple[AppOptions,
     from quorum.cli.container import build_container
     from quorum.cli.engine import engine_overrides
     from quorum.domain.errors import UsageError
+    from quorum.infrastructure.review.settings import ReviewSettings
+    from quorum.infrastructure.storage.settings import StorageSettings
 
     overrides: dict[str, Any] = engine_overrides(engine)
     settings = build_container(replace(options, overrides=overrides)).settings()
-    if not settings.storage.enabled:
+    if not settings.section(StorageSettings).enabled:
         raise UsageError("quorum batch records every task in the run log ([storage] enabled = false)")
-    if settings.review.hil_mode == "interactive":
+    if settings.section(ReviewSettings).hil_mode == "interactive":
         overrides["review"] = {"hil_mode": "defer"}
     return replace(options, overrides=overrides), settings
 
@@ -87,6 +89,7 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
     from quorum.cli.batch.tasks import TaskEngine, plan, read_tasks, run_tasks
     from quorum.cli.container import build_container
     from quorum.cli.signals import signals_cancel_current_task
+    from quorum.infrastructure.engines.settings import EngineSettings
 
     tasks = read_tasks(tasks_file)
     options, settings = _batch_options(options, engine)
@@ -96,7 +99,7 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
     finished, to_run = plan(tasks, store)
     runner: TaskEngine
     local: LocalEngine | None = None
-    if settings.engine.kind == "temporal":
+    if settings.section(EngineSettings).kind == "temporal":
         runner = temporal_engine(composition)
     else:
         runner = local = LocalEngine(options, composition)

@@ -108,11 +108,15 @@ def run_log_location(container: Any) -> str:
     """Where runs are recorded: the database path of the ``sqlite`` store, else the backend's name."""
     from quorum.cli.container import user_data_dir
     from quorum.infrastructure.storage.plugin import database_path
+    from quorum.infrastructure.storage.settings import StorageSettings
 
-    settings = container.settings()
-    backend = settings.storage.backend
-    where = str(database_path(settings, container.env(), user_data_dir())) if backend == "sqlite" else backend
-    return where + ("" if settings.storage.enabled else " (recording off: [storage] enabled = false)")
+    storage = container.settings().section(StorageSettings)
+    where = (
+        str(database_path(storage, container.env(), user_data_dir()))
+        if storage.backend == "sqlite"
+        else storage.backend
+    )
+    return where + ("" if storage.enabled else " (recording off: [storage] enabled = false)")
 
 
 def effective_dict(settings: Settings) -> dict[str, Any]:
@@ -123,7 +127,7 @@ def effective_dict(settings: Settings) -> dict[str, Any]:
         for name, inst in settings.providers.items()
     }
     for key, section in settings.extensions.items():
-        data[key] = section.model_dump(mode="json")
+        data[key] = section.model_dump(mode="json", by_alias=True)
     return data
 
 

@@ -119,8 +119,9 @@ async def _mcp(container: Any) -> list[Check]:
     warning (runs go on without its tools).
     """
     from quorum.cli.commands.mcp import check_servers, mcp_source
+    from quorum.infrastructure.mcp.settings import McpSettings
 
-    servers = container.settings().mcp.servers
+    servers = container.settings().section(McpSettings).servers
     if not servers:
         return [Check("mcp", "ok", "no servers configured")]
     results = await check_servers(mcp_source(None, container=container))
@@ -142,9 +143,11 @@ def _mcp_check(result: dict[str, Any]) -> Check:
 def _run_log(container: Any) -> list[Check]:
     from quorum.cli.container import open_store
     from quorum.domain.errors import QuorumError
+    from quorum.infrastructure.storage.settings import StorageSettings
 
     settings = container.settings()
-    if not settings.storage.enabled:
+    storage = settings.section(StorageSettings)
+    if not storage.enabled:
         return [Check("run log", "warn", "disabled ([storage] enabled = false): runs are not recorded")]
     try:
         store = open_store(container.catalog(), settings, container.env())
@@ -152,7 +155,7 @@ def _run_log(container: Any) -> list[Check]:
         return [Check("run log", "fail", str(error))]
     path = getattr(store, "path", None)
     if path is None:
-        return [Check("run log", "ok", f"backend {settings.storage.backend}")]
+        return [Check("run log", "ok", f"backend {storage.backend}")]
     directory = Path(path).parent
     while not directory.exists() and directory != directory.parent:
         directory = directory.parent

@@ -119,13 +119,14 @@ def check(name: str | None, config_path: Path | None, as_json: bool) -> None:
     """
     with handled():
         from quorum.cli.container import build_container
+        from quorum.infrastructure.tools.settings import ToolsSettings
 
         container = build_container(AppOptions(config_path=config_path))
         source = mcp_source(config_path, container=container)
         if name is not None and name not in source.connections:
             known = ", ".join(sorted(source.connections)) or "none configured"
             raise UsageError(f"no MCP server named {name!r} (configured: {known})")
-        results = asyncio.run(check_servers(source, name, overrides=container.settings().tools.risk))
+        results = asyncio.run(check_servers(source, name, overrides=container.settings().section(ToolsSettings).risk))
         for r in results:
             if as_json:
                 click.echo(json.dumps(r))

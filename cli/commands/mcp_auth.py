@@ -24,10 +24,11 @@ def _context(config_path: Path | None) -> tuple[Any, Any, dict[str, str]]:
     """The configured servers, the token store and the environment."""
     from quorum.cli.container import build_container, user_data_dir
     from quorum.infrastructure.mcp.auth.store import open_token_store
+    from quorum.infrastructure.mcp.settings import McpSettings
 
     container = build_container(AppOptions(config_path=config_path))
     env = dict(container.env())
-    return container.settings().mcp.servers, open_token_store(env, user_data_dir()), env
+    return container.settings().section(McpSettings).servers, open_token_store(env, user_data_dir()), env
 
 
 @click.command("login")

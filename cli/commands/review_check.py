@@ -77,6 +77,7 @@ async def _check(
     from quorum.domain.events import ReviewEvent
     from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
     from quorum.infrastructure.review.pipeline import describe_pipeline
+    from quorum.infrastructure.review.settings import ReviewSettings
 
     container = build_container(options)
     settings = container.settings()
@@ -118,7 +119,8 @@ async def _check(
         }
     if rules_only:
         if rule is None or rule.decision == "ask":
-            goes = "the human step" if rule is not None or not settings.review.reviewers else "the review panel"
+            panel = settings.section(ReviewSettings).reviewers
+            goes = "the human step" if rule is not None or not panel else "the review panel"
             said = "no policy rule matches" if rule is None else f"rule '{rule.describe()}' says ask"
             return {
                 **base,

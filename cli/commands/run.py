@@ -194,17 +194,19 @@ async def _execute(
     from quorum.cli.model_choice import choose_model
     from quorum.cli.name_checks import check_configured_names
     from quorum.domain.errors import UsageError
+    from quorum.infrastructure.engines.settings import EngineSettings
+    from quorum.infrastructure.review.settings import ReviewSettings
 
     renderer = renderer_for(options.json, display)
     container = build_container(options, renderer=renderer)
     settings = container.settings()
-    temporal = settings.engine.kind == "temporal"
+    temporal = settings.section(EngineSettings).kind == "temporal"
     if detach and not temporal:
         raise UsageError("--detach starts the run on Temporal: give --engine temporal (or [engine] kind)")
     if not options.json and options.interactive and not temporal:
         ask_through(container, renderer, display.tty_fd, settings)
     check_configured_names(container)
-    if settings.review.hil_mode == "defer" and not low_risk_only and container.run_store() is None:
+    if settings.section(ReviewSettings).hil_mode == "defer" and not low_risk_only and container.run_store() is None:
         raise UsageError("hil_mode = 'defer' keeps pending calls in the run log, which is disabled for this run")
     history: tuple[Any, ...] = ()
     model = options.overrides.get("model")

@@ -41,8 +41,10 @@ async def execute_temporal(
         raise UsageError("a run on Temporal continues recorded runs only (--continue/--resume)")
     from quorum.infrastructure.engines.temporal.client import connect, start_run
     from quorum.infrastructure.engines.temporal.messages import RunSpec
+    from quorum.infrastructure.review.settings import ReviewSettings
 
-    hil_mode = settings.review.hil_mode
+    review = settings.section(ReviewSettings)
+    hil_mode = review.hil_mode
     if options.yes:
         hil_mode = "auto_approve"
     spec = RunSpec(
@@ -53,7 +55,7 @@ async def execute_temporal(
         params=request.params,
         workspace=str(workspace_of(settings)),
         hil_mode=hil_mode,
-        approval_timeout=settings.review.approval_timeout,
+        approval_timeout=review.approval_timeout,
         parent_run_id=container.parent_run_id(),
         heartbeat_timeout=engine.heartbeat_timeout,
     )
@@ -201,8 +203,10 @@ class TemporalTaskEngine:
         from quorum.cli.model_choice import choose_model
         from quorum.infrastructure.engines.temporal.client import follow, result_of, start_run
         from quorum.infrastructure.engines.temporal.messages import RunSpec
+        from quorum.infrastructure.review.settings import ReviewSettings
 
         settings, container = self._settings, self._container
+        review = settings.section(ReviewSettings)
         workspace = task.workspace or workspace_of(settings)
         model_id = container.gateway().resolve(choose_model(task.model or settings.model, container.env()))
         spec = RunSpec(
@@ -212,8 +216,8 @@ class TemporalTaskEngine:
             system_prompt=settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace),
             params=settings.agent.execution_params(tools="all"),
             workspace=str(workspace),
-            hil_mode=settings.review.hil_mode,
-            approval_timeout=settings.review.approval_timeout,
+            hil_mode=review.hil_mode,
+            approval_timeout=review.approval_timeout,
             heartbeat_timeout=self._engine.heartbeat_timeout,
         )
         handle = await start_run(await self._connected(), spec, self._engine.task_queue)

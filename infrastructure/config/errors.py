@@ -98,6 +98,25 @@ def fields_at(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
     return []
 
 
+def validation_lines(
+    error: ValidationError,
+    model: type[BaseModel],
+    *,
+    prefix: Sequence[str] = (),
+    source_of: Callable[[str], str | None],
+) -> list[str]:
+    """Every problem of ``error`` as one ``file: key.path: message`` line."""
+    lines: list[str] = []
+    for item in error.errors():
+        loc = [str(p) for p in item["loc"]]
+        path = ".".join([*prefix, *loc]) or "(top level)"
+        known = fields_at(model, item["loc"][:-1]) if item["type"] == "extra_forbidden" else []
+        message = describe_error(dict(item), known)
+        source = source_of(path)
+        lines.append(f"{source + ': ' if source else ''}{path}: {message}")
+    return lines
+
+
 def raise_validation(
     error: ValidationError,
     model: type[BaseModel],
@@ -106,15 +125,4 @@ def raise_validation(
     source_of: Callable[[str], str | None],
 ) -> typing.NoReturn:
     """Raise one ConfigurationError listing every problem as ``file: key.path: message``."""
-    lines: list[str] = []
-    first: tuple[str | None, str] | None = None
-    for item in error.errors():
-        loc = [str(p) for p in item["loc"]]
-        path = ".".join([*prefix, *loc]) or "(top level)"
-        known = fields_at(model, item["loc"][:-1]) if item["type"] == "extra_forbidden" else []
-        message = describe_error(dict(item), known)
-        source = source_of(path)
-        lines.append(f"{source + ': ' if source else ''}{path}: {message}")
-        first = first or (source, path)
-    assert first is not None
-    raise ConfigurationError("\n".join(lines)) from None
+    raise ConfigurationError("\n".join(validation_lines(error, model, prefix=prefix, source_of=source_of))) from None

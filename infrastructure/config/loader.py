@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from quorum.domain.errors import ConfigurationError
-from quorum.infrastructure.config.errors import did_you_mean, fields_at, raise_validation
+from quorum.infrastructure.config.errors import did_you_mean, fields_at, raise_validation, validation_lines
 from quorum.infrastructure.config.layers import (
     STRICT_ENV,
     Layer,
@@ -21,7 +22,6 @@ from quorum.infrastructure.config.layers import (
     origin_of,
     read_toml,
 )
-from quorum.infrastructure.config.paths import check_workspace
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.config.sections import PluginsSettings
 
@@ -52,6 +52,8 @@ class RawConfig:
     not_config: tuple[str, ...] = ()
     env_variables: dict[str, tuple[str, ...]] = field(default_factory=dict)
     strict_env: bool = False
+    layers: tuple[Layer, ...] = ()
+    """The layers merged into ``data``, later wins (to merge again without some variables)."""
 
     def source_of(self, path: str) -> str | None:
         return origin_of(self.origins, path)
@@ -90,7 +92,7 @@ def collect_layers(
     data, origins = merge(layers)
     files = tuple(layer.label for layer in layers if layer.label not in ("environment", "command line"))
     strict = env.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    return RawConfig(data, origins, files, tuple(not_config), environment.variables, strict)
+    return RawConfig(data, origins, files, tuple(not_config), environment.variables, strict, tuple(layers))
 
 
 def _core_key(parts: tuple[str, ...]) -> bool | None:
@@ -101,6 +103,42 @@ def _core_key(parts: tuple[str, ...]) -> bool | None:
         return True  # any name; each provider kind validates its own keys
     known = fields_at(Settings, parts[:-1])
     return not known or parts[-1] in known
+
+
+def _section_key(parts: tuple[str, ...], model: type[BaseModel]) -> bool:
+    """Whether ``parts`` (starting with the section's own key) is a key of the section ``model``."""
+    if len(parts) == 1:
+        return True
+    known = fields_at(model, parts[1:-1])
+    return not known or parts[-1] in known
+
+
+def _without_section_non_keys(raw: RawConfig, sections: Mapping[str, type[BaseModel]]) -> RawConfig:
+    """``raw`` without the ``QUORUM_*`` variables that name no key of the plugin section they address.
+
+    Those are not configuration keys (as a variable naming no key of the core schema is not);
+    known only once plugins declared their sections, so the layers are merged again without them.
+    """
+    dropped = [
+        name
+        for name, parts in raw.env_variables.items()
+        if parts[0] in sections and not _section_key(parts, sections[parts[0]])
+    ]
+    if not dropped:
+        return raw
+    variables = {name: parts for name, parts in raw.env_variables.items() if name not in dropped}
+    layers = []
+    for layer in raw.layers:
+        if layer.label == "environment":
+            layer = Layer(layer.label, copy.deepcopy(layer.data), dict(variables))
+            for name in dropped:
+                drop_path(layer.data, raw.env_variables[name])
+        layers.append(layer)
+    data, origins = merge(layers)
+    not_config = tuple(sorted((*raw.not_config, *dropped)))
+    return replace(
+        raw, data=data, origins=origins, not_config=not_config, env_variables=variables, layers=tuple(layers)
+    )
 
 
 def _ignore_env(raw: RawConfig, data: dict[str, Any], sections: Mapping[str, Any], warn: Callable[[str], None]) -> None:
@@ -152,25 +190,17 @@ def validate(
         warn: receives one message per ``QUORUM_*`` variable ignored as not a configuration key.
 
     Raises:
-        ConfigurationError: every problem, one per line, as ``file: key.path: message``; a
-            ``[tools] workspace`` that is not a directory.
+        ConfigurationError: every problem, one per line, as ``file: key.path: message``.
     """
+    raw = _without_section_non_keys(raw, section_models)
     data = dict(raw.data)
     _ignore_env(raw, data, section_models, warn)
-    extensions: dict[str, Any] = {}
-    for key in [k for k in data if k not in CORE_KEYS]:
-        value = data.pop(key)
-        model = section_models.get(key)
-        if model is None:
+    for key in data:
+        if key not in CORE_KEYS and key not in section_models:
             known = sorted(CORE_KEYS | set(section_models))
             hint = did_you_mean(key, known) or f" (known sections: {', '.join(known)})"
             source = raw.source_of(key)
             raise ConfigurationError(f"unknown key{hint}", source=source, key=key)
-        try:
-            extensions[key] = model.model_validate(value)
-        except ValidationError as error:
-            raise_validation(error, model, prefix=(key,), source_of=raw.source_of)
-
     providers = {}
     sections = data.pop("providers", {})
     if not isinstance(sections, Mapping):
@@ -182,12 +212,35 @@ def validate(
     for name, section in sections.items():
         providers[name] = _provider_instance(raw, name, section, provider_models)
 
+    problems: list[str] = []
+    extensions = _sections(raw, data, section_models, problems)
     try:
-        core = Settings.model_validate(data)
+        core: Settings | None = Settings.model_validate(data)
     except ValidationError as error:
-        raise_validation(error, Settings, source_of=raw.source_of)
-    check_workspace(core.tools.workspace, raw.source_of("tools.workspace"))
+        core = None
+        problems[:0] = validation_lines(error, Settings, source_of=raw.source_of)
+    if core is None or problems:
+        raise ConfigurationError("\n".join(problems))
     return core.model_copy(update={"providers": providers, "extensions": extensions})
+
+
+def _sections(
+    raw: RawConfig, data: dict[str, Any], section_models: Mapping[str, type[BaseModel]], problems: list[str]
+) -> dict[str, BaseModel]:
+    """Each plugin section validated by its model and taken out of ``data``; problems go to ``problems``.
+
+    An absent section reads as its defaults when its model has no required key, so ``config show``
+    lists it as it lists the core sections.
+    """
+    sections: dict[str, BaseModel] = {}
+    for key, model in section_models.items():
+        if key not in data and any(field.is_required() for field in model.model_fields.values()):
+            continue
+        try:
+            sections[key] = model.model_validate(data.pop(key, {}))
+        except ValidationError as error:
+            problems += validation_lines(error, model, prefix=(key,), source_of=raw.source_of)
+    return sections
 
 
 def default_provider(name: str, provider_models: Mapping[str, type[BaseModel] | None]) -> ProviderInstance:

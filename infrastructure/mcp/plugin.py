@@ -1,4 +1,4 @@
-"""MCP servers as a plugin (``quorum.mcp``): registers the ``mcp`` tool source.
+"""MCP servers as a plugin (``quorum.mcp``): registers the ``mcp`` tool source and ``[mcp]``.
 
 Importing this module must stay cheap: the ``mcp`` SDK is imported only when a server starts.
 """
@@ -8,13 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quorum.infrastructure.mcp.settings import McpSettings
 from quorum.infrastructure.plugins.contracts import ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from quorum.infrastructure.mcp.auth.store import McpTokenStore
     from quorum.infrastructure.mcp.source import McpToolSource
-    from quorum.infrastructure.plugins.registries import ToolRegistry
+    from quorum.infrastructure.plugins.registries import ConfigSectionRegistry, ToolRegistry
 
 
 def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
@@ -23,7 +24,7 @@ def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
     from quorum.infrastructure.mcp.client_features import ClientSide
     from quorum.infrastructure.mcp.source import McpToolSource
 
-    servers = context.settings.mcp.servers
+    servers = context.settings.section(McpSettings).servers
     cache_dir = Path(context.cache_dir) / CACHE_SUBDIR if context.cache_dir is not None else None
     tokens = token_store(context)
     side = ClientSide(gateway=context.gateway, prompt=context.prompt, on_elicitation=context.on_elicitation)
@@ -44,6 +45,11 @@ def token_store(context: ToolSourceContext) -> McpTokenStore | None:
     if context.cache_dir is None:
         return None
     return open_token_store(context.env, Path(context.cache_dir).parent)
+
+
+@hookimpl
+def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
+    registry.add("mcp", McpSettings)
 
 
 @hookimpl

@@ -41,11 +41,13 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 @hookspec
 def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
-    """Declare top-level quorum.toml sections this plugin owns.
+    """Declare top-level quorum.toml sections this plugin owns (the built-in plugins declare theirs here too).
 
     Called: first, before the configuration is validated.
-    Params: ``registry.add(key, model)`` with a pydantic model validating ``[key]``.
-    Result: none. Keys already used by Quorum or another plugin are rejected.
+    Params: ``registry.add(key, model)`` with a pydantic model validating ``[key]``; the validated
+    section is read back typed with ``settings.section(model)``.
+    Result: none. Keys already used by Quorum or another plugin, and a model already declared
+    under another key, are rejected.
     """
 
 

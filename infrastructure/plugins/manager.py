@@ -33,6 +33,8 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.mcp", "quorum.infrastructure.mcp.plugin"),
     ("quorum.review", "quorum.infrastructure.review.plugin"),
     ("quorum.sqlite", "quorum.infrastructure.storage.plugin"),
+    ("quorum.engine", "quorum.infrastructure.engines.plugin"),
+    ("quorum.secrets", "quorum.infrastructure.secrets"),
 )
 """(plugin name, module) of every built-in plugin, in load order."""
 

@@ -211,6 +211,13 @@ class ConfigSectionRegistry(_Registry[type[BaseModel]]):
             raise ConfigurationError(
                 f"plugin {self.current_plugin!r} declared config section [{key}], which Quorum owns"
             )
+        # Sections are read back by their model (``settings.section(model)``): one key per model.
+        other = next((entry for entry in self._entries.values() if entry.value is model), None)
+        if other is not None and key not in self._entries:  # a key taken twice: _add names both plugins
+            raise ConfigurationError(
+                f"plugin {self.current_plugin!r} declared config section [{key}] with the model of "
+                f"[{other.name}] (plugin {other.plugin!r}); each section needs its own model class"
+            )
         self._add(key, model, settings=model, description=describe(model))
 
 

@@ -22,7 +22,7 @@ BUILTIN_REVIEWERS = frozenset({"quorum", "human", "auto"})
 
 def review_settings(context: ReviewerContext) -> ReviewSettings:
     """The ``[review]`` section of ``context.settings``."""
-    return context.settings.review
+    return context.settings.section(ReviewSettings)
 
 
 def hil_mode(context: ReviewerContext) -> HilMode:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from quorum.domain.errors import ConfigurationError, QuorumError
-from quorum.infrastructure.config.name_checks import NameProblem
+from quorum.infrastructure.review.name_checks import NameProblem
 from quorum.infrastructure.review.settings import ReviewSettings
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Built-in plugin registering the reviewers ``quorum`` (a panel of models), ``human`` and ``auto``.
+"""Built-in plugin registering ``[review]`` and the reviewers ``quorum`` (a panel of models), ``human``, ``auto``.
 
 Registration is cheap: the factories import the review modules only when called.
 """
@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING
 
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.plugins.hookspecs import hookimpl
+from quorum.infrastructure.review.settings import ReviewSettings
 
 if TYPE_CHECKING:
     from quorum.infrastructure.plugins.contracts import ReviewerContext
-    from quorum.infrastructure.plugins.registries import ReviewerRegistry
+    from quorum.infrastructure.plugins.registries import ConfigSectionRegistry, ReviewerRegistry
     from quorum.infrastructure.review.auto import AutoReviewer
     from quorum.infrastructure.review.human import HumanReviewer
     from quorum.infrastructure.review.quorum import QuorumReviewer
@@ -40,6 +41,11 @@ def _auto(context: ReviewerContext) -> AutoReviewer:
     from quorum.infrastructure.review.factory import build_auto
 
     return build_auto(context)
+
+
+@hookimpl
+def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
+    registry.add("review", ReviewSettings)
 
 
 @hookimpl

@@ -1,4 +1,4 @@
-"""Built-in plugin ``quorum.sqlite``: the run stores ``sqlite`` and ``postgres`` (``[storage] backend``).
+"""Built-in plugin ``quorum.sqlite``: ``[storage]`` and the run stores ``sqlite`` and ``postgres`` (its ``backend``).
 
 Registration and the factories are cheap: they only work out the path or URL; the file or database
 is opened (and created, and migrated) by the store's first use, and psycopg is imported only then.
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
-from quorum.infrastructure.plugins.registries import StoreRegistry
+from quorum.infrastructure.plugins.registries import ConfigSectionRegistry, StoreRegistry
 from quorum.infrastructure.storage.settings import StorageSettings
 
 if TYPE_CHECKING:
@@ -44,7 +44,9 @@ def database_path(
     """
     if env.get(DB_ENV):
         return Path(env[DB_ENV]).expanduser()
-    storage = settings if settings is None or isinstance(settings, StorageSettings) else settings.storage
+    storage = (
+        settings if settings is None or isinstance(settings, StorageSettings) else settings.section(StorageSettings)
+    )
     if storage is not None and storage.path is not None:
         return Path(storage.path).expanduser()
     return (data_dir or default_data_dir()) / DB_FILENAME
@@ -65,13 +67,18 @@ def postgres_store(context: StoreContext) -> PostgresRunStore:
     """
     from quorum.infrastructure.storage.postgres_store import PostgresRunStore, import_psycopg
 
-    url = context.settings.storage.resolved_url(context.env)
+    url = context.settings.section(StorageSettings).resolved_url(context.env)
     if not url:
         raise ConfigurationError(
             'backend = "postgres" needs [storage] url, e.g. "postgresql://USER@HOST/DATABASE"', key="storage.url"
         )
     import_psycopg()  # a missing extra is a configuration error now, not at the first write
     return PostgresRunStore(url)
+
+
+@hookimpl
+def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
+    registry.add("storage", StorageSettings)
 
 
 @hookimpl

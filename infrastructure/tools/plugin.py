@@ -1,4 +1,4 @@
-"""The built-in tools as a plugin (``quorum.builtin_tools``): registers the ``builtin`` tool source."""
+"""The built-in tools as a plugin (``quorum.builtin_tools``): the ``builtin`` tool source and ``[tools]``."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 from quorum.infrastructure.plugins.contracts import ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
+from quorum.infrastructure.tools.settings import ToolsSettings
 
 if TYPE_CHECKING:
-    from quorum.infrastructure.plugins.registries import ToolRegistry
+    from quorum.infrastructure.plugins.registries import ConfigSectionRegistry, ToolRegistry
     from quorum.infrastructure.tools.builtin import BuiltinToolSource
 
 
@@ -19,12 +20,17 @@ def builtin_source_factory(context: ToolSourceContext) -> BuiltinToolSource:
     from quorum.infrastructure.tools.builtin import BuiltinToolSource
     from quorum.infrastructure.tools.command_launch import CommandLauncher
 
-    settings = context.settings.tools
+    settings = context.settings.section(ToolsSettings)
     status = sandbox_status(settings.sandbox.mode, settings.sandbox.program)
     workspace = context.workspace.resolve()
     copies = RedactedCopies(context.config_files, workspace, context.secrets.redactor())
     launcher = CommandLauncher(workspace, settings, status, context.env, context.secrets, copies.replaced)
     return BuiltinToolSource(workspace, settings, launcher, on_close=copies.close)
+
+
+@hookimpl
+def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
+    registry.add("tools", ToolsSettings)
 
 
 @hookimpl

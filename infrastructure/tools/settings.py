@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.config.sections import Section
@@ -51,3 +51,15 @@ class ToolsSettings(Section):
     images: Literal["auto", "off"] = "auto"
     command_env: CommandEnvSettings = Field(default_factory=CommandEnvSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+
+    @field_validator("workspace")
+    @classmethod
+    def _check_workspace(cls, workspace: Path | None) -> Path | None:
+        """An existing directory (every tool would fail otherwise)."""
+        if workspace is None:
+            return None
+        path = workspace.expanduser()
+        if path.is_dir():
+            return workspace
+        problem = "does not exist" if not path.exists() else "is not a directory"
+        raise ValueError(f"{str(workspace)!r} {problem}")

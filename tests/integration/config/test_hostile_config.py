@@ -11,6 +11,10 @@ from pydantic import BaseModel, ConfigDict
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.config.loader import collect_layers, validate
 from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.review.settings import ReviewSettings
+from quorum.infrastructure.storage.settings import StorageSettings
+from quorum.infrastructure.tools.settings import ToolsSettings
+from tests.support.config import builtin_sections
 
 
 class PluginSection(BaseModel):
@@ -22,7 +26,10 @@ def load(cwd: Path, env: dict[str, str] | None = None, config: Path | None = Non
     warnings: list[str] = []
     raw = collect_layers(cwd=cwd, env=env or {}, user_config_dir=None, config_path=config)
     settings = validate(
-        raw, provider_models={"test": None}, section_models={"myplugin": PluginSection}, warn=warnings.append
+        raw,
+        provider_models={"test": None},
+        section_models={**builtin_sections(), "myplugin": PluginSection},
+        warn=warnings.append,
     )
     return settings, warnings
 
@@ -55,6 +62,21 @@ def test_strict_env_makes_them_an_error_naming_the_variable(tmp_path: Path) -> N
         load(tmp_path, {"QUORUM_FOO": "1", "QUORUM_STRICT_ENV": "1"})
 
 
+def test_variables_naming_no_key_of_a_plugin_section_are_ignored_as_those_of_the_core(tmp_path: Path) -> None:
+    env = {"QUORUM_TOOLS__NO_SUCH_KEY": "1", "QUORUM_REVIEW__HIL_MODE": "defer", "QUORUM_TOOLS__SANDBOX__NOPE": "2"}
+    settings, warnings = load(tmp_path, env)
+    assert warnings == [
+        "ignoring QUORUM_TOOLS__NO_SUCH_KEY: not a configuration key",
+        "ignoring QUORUM_TOOLS__SANDBOX__NOPE: not a configuration key",
+    ]
+    assert settings.section(ReviewSettings).hil_mode == "defer"
+    (tmp_path / "quorum.toml").write_text("[tools]\nno_such_key = 1\n")
+    with pytest.raises(ConfigurationError, match="quorum.toml: tools.no_such_key: unknown key"):
+        load(tmp_path, env)  # the variable is dropped; the file's key is still an error
+    with pytest.raises(ConfigurationError, match="QUORUM_TOOLS__NO_SUCH_KEY, QUORUM_TOOLS__SANDBOX__NOPE: not a"):
+        load(tmp_path, {**env, "QUORUM_STRICT_ENV": "1"})
+
+
 def test_a_bad_value_for_a_real_key_is_still_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="agent.max_tool_turns"):
         load(tmp_path, {"QUORUM_AGENT__MAX_TOOL_TURNS": "many"})
@@ -69,8 +91,8 @@ def test_paths_in_a_file_are_relative_to_the_file(tmp_path: Path, monkeypatch: p
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # --config ../conf/quorum.toml, from another directory
     settings, _ = load(elsewhere, config=Path(os.path.relpath(config, elsewhere)))
-    assert settings.tools.workspace == conf / "ws"
-    assert settings.storage.path == conf / "logs" / "runs.db"
+    assert settings.section(ToolsSettings).workspace == conf / "ws"
+    assert settings.section(StorageSettings).path == conf / "logs" / "runs.db"
 
 
 def test_a_workspace_that_does_not_exist_names_the_key_and_the_file(tmp_path: Path) -> None:

@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.config.loader import collect_layers, validate
 from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.review.settings import ReviewSettings
+from quorum.infrastructure.storage.settings import StorageSettings
+from tests.support.config import builtin_sections
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -33,7 +36,7 @@ def load(
     user_dir: Path | None = None,
 ) -> Settings:
     raw = collect_layers(cwd=tmp_path, env=env or {}, user_config_dir=user_dir, config_path=config, overrides=overrides)
-    return validate(raw, provider_models=PROVIDERS, section_models={})
+    return validate(raw, provider_models=PROVIDERS, section_models=builtin_sections())
 
 
 def write(path: Path, text: str) -> Path:
@@ -46,7 +49,7 @@ def test_defaults_without_any_file(tmp_path: Path) -> None:
     settings = load(tmp_path)
     assert settings.model is None
     assert settings.agent.max_tool_turns == 10
-    assert settings.review.rule == "majority"
+    assert settings.section(ReviewSettings).rule == "majority"
 
 
 def test_layers_later_wins(tmp_path: Path) -> None:
@@ -86,8 +89,8 @@ def test_origins_are_recorded(tmp_path: Path) -> None:
 
 def test_env_json_values_and_quorum_db(tmp_path: Path) -> None:
     settings = load(tmp_path, env={"QUORUM_REVIEW__REVIEWERS": '["a:b", "c:d"]', "QUORUM_DB": "/tmp/x.db"})
-    assert settings.review.reviewers == ["a:b", "c:d"]
-    assert str(settings.storage.path) == "/tmp/x.db"
+    assert settings.section(ReviewSettings).reviewers == ["a:b", "c:d"]
+    assert str(settings.section(StorageSettings).path) == "/tmp/x.db"
 
 
 def test_error_names_file_key_and_expectation(tmp_path: Path) -> None:

@@ -104,6 +104,41 @@ def test_config_section_cannot_take_a_core_key() -> None:
         load_plugins(autoload=False, reserved_sections=frozenset({"agent"}), extra=[("grab", Grab())])
 
 
+def test_the_built_in_plugins_declare_the_feature_sections_as_any_plugin_does() -> None:
+    from quorum.infrastructure.review.settings import ReviewSettings
+
+    catalog = load_plugins(autoload=False)
+    declared = {e.name: e.plugin for e in catalog.config_sections.entries()}
+    assert declared == {
+        "tools": "quorum.builtin_tools",
+        "mcp": "quorum.mcp",
+        "review": "quorum.review",
+        "storage": "quorum.sqlite",
+        "engine": "quorum.engine",
+        "secrets": "quorum.secrets",
+    }
+    entry = catalog.config_sections.get("review")
+    assert entry is not None and entry.value is ReviewSettings
+
+    class Steal:
+        @hookimpl
+        def quorum_register_config_sections(self, registry: Any) -> None:
+            registry.add("review", ReviewSettings)
+
+    with pytest.raises(
+        ConfigurationError, match="'review' is registered twice: by plugin 'quorum.review' and by plugin 'steal'"
+    ):
+        load_plugins(autoload=False, extra=[("steal", Steal())])
+
+    class Alias:
+        @hookimpl
+        def quorum_register_config_sections(self, registry: Any) -> None:
+            registry.add("panel", ReviewSettings)
+
+    with pytest.raises(ConfigurationError, match=r"section \[panel\] with the model of \[review\]"):
+        load_plugins(autoload=False, extra=[("alias", Alias())])
+
+
 def test_plugin_commands_cannot_replace_builtins() -> None:
     import click
 

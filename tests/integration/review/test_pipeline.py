@@ -18,6 +18,7 @@ from quorum.infrastructure.providers.gateway import PluginLlmGateway
 from quorum.infrastructure.review import HumanAnswer, build_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 from tests.integration.review.conftest import RecordingPrompt, context_for, high_call, model
+from tests.support.config import builtin_sections, settings_with
 
 A, R, E = Verdict.APPROVE, Verdict.REJECT, Verdict.ERROR
 
@@ -25,7 +26,7 @@ A, R, E = Verdict.APPROVE, Verdict.REJECT, Verdict.ERROR
 def pipeline(gateway: PluginLlmGateway, prompt: Any = None, *, yes: bool = False, **review: Any) -> Any:
     return build_reviewer(
         ReviewerContext(
-            settings=Settings(review=ReviewSettings(**review)),
+            settings=settings_with(ReviewSettings(**review)),
             gateway=gateway,
             interactive=prompt is not None,
             auto_approve=yes,
@@ -180,7 +181,7 @@ async def test_yes_never_overrides_a_deny_rule(gateway: PluginLlmGateway) -> Non
 def load(tmp_path: Path, toml: str) -> Any:
     (tmp_path / "quorum.toml").write_text(toml, encoding="utf-8")
     raw = collect_layers(cwd=tmp_path, env={}, user_config_dir=None, config_path=None, overrides=None)
-    return validate(raw, provider_models={}, section_models={})
+    return validate(raw, provider_models={}, section_models=builtin_sections())
 
 
 def test_rules_load_from_toml(tmp_path: Path) -> None:
@@ -199,8 +200,11 @@ match = { command = "git push*" }
 reason = "pushing is for humans"
 """,
     )
-    assert settings.review.rules[0].match == {"command": "git push*"}
-    assert settings.review.vote_timeout_seconds == 5 and settings.review.escalate_on_reject
+    assert settings.section(ReviewSettings).rules[0].match == {"command": "git push*"}
+    assert (
+        settings.section(ReviewSettings).vote_timeout_seconds == 5
+        and settings.section(ReviewSettings).escalate_on_reject
+    )
 
 
 @pytest.mark.parametrize(
@@ -230,7 +234,7 @@ def test_plugins_register_the_builtin_reviewers(catalog: PluginCatalog, gateway:
     with pytest.raises(ConfigurationError, match="needs \\[review\\] reviewers"):
         entry.value(ReviewerContext(settings=Settings(), gateway=gateway))
     quorum = entry.value(
-        ReviewerContext(settings=Settings(review=ReviewSettings(reviewers=[model(script, "approve")])), gateway=gateway)
+        ReviewerContext(settings=settings_with(ReviewSettings(reviewers=[model(script, "approve")])), gateway=gateway)
     )
     assert quorum.panel == [model(script, "approve")]
 
@@ -251,13 +255,13 @@ async def test_a_plugin_reviewer_can_sit_on_the_panel(gateway: PluginLlmGateway,
 
     catalog = load_plugins(autoload=False, extra=[("opa-plugin", Plugin())])
     settings = ReviewSettings(reviewers=[model(script, "approve"), "opa"], rule="unanimous")
-    review = build_reviewer(ReviewerContext(settings=Settings(review=settings), gateway=gateway), catalog.reviewers)
+    review = build_reviewer(ReviewerContext(settings=settings_with(settings), gateway=gateway), catalog.reviewers)
     call = high_call()
     decision = await review.review(call, context_for(call))
     assert [(v.reviewer, v.verdict, v.reason) for v in decision.votes][1] == ("opa", R, "opa says no")
     assert not decision.approved
     with pytest.raises(ConfigurationError, match="cannot sit on the review panel"):
         build_reviewer(
-            ReviewerContext(settings=Settings(review=ReviewSettings(reviewers=["human"])), gateway=gateway),
+            ReviewerContext(settings=settings_with(ReviewSettings(reviewers=["human"])), gateway=gateway),
             catalog.reviewers,
         )

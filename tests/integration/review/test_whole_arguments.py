@@ -12,13 +12,13 @@ import pytest
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.review import QuorumRule
 from quorum.infrastructure.config.loader import collect_layers, validate
-from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext
 from quorum.infrastructure.review import HumanAnswer, QuorumReviewer, build_reviewer
 from quorum.infrastructure.review.prompts import arguments_json
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.review.voters import ModelVoter
 from tests.integration.review.conftest import RecordingPrompt, context_for, high_call
+from tests.support.config import builtin_sections, settings_with
 from tests.support.reviewer_sessions import BehaviourGateway
 
 PANEL = ("fake:a", "fake:b", "fake:c")
@@ -80,7 +80,7 @@ async def test_the_limit_counts_utf8_bytes_not_characters() -> None:
 def pipeline(gateway: BehaviourGateway, prompt: RecordingPrompt | None, **review: Any) -> Any:
     return build_reviewer(
         ReviewerContext(
-            settings=Settings(review=ReviewSettings(reviewers=list(PANEL), **review)),
+            settings=settings_with(ReviewSettings(reviewers=list(PANEL), **review)),
             gateway=gateway,  # type: ignore[arg-type]
             interactive=prompt is not None,
             prompt=prompt,
@@ -116,11 +116,12 @@ async def test_the_configured_limit_is_used() -> None:
 def load(tmp_path: Path, toml: str) -> Any:
     (tmp_path / "quorum.toml").write_text(toml, encoding="utf-8")
     raw = collect_layers(cwd=tmp_path, env={}, user_config_dir=None, config_path=None, overrides=None)
-    return validate(raw, provider_models={}, section_models={})
+    return validate(raw, provider_models={}, section_models=builtin_sections())
 
 
 def test_max_argument_bytes_loads_and_is_validated(tmp_path: Path) -> None:
-    assert load(tmp_path, "[review]\n").review.max_argument_bytes == 65_536
-    assert load(tmp_path, "[review]\nmax_argument_bytes = 131072\n").review.max_argument_bytes == 131_072
+    assert load(tmp_path, "[review]\n").section(ReviewSettings).max_argument_bytes == 65_536
+    larger = load(tmp_path, "[review]\nmax_argument_bytes = 131072\n")
+    assert larger.section(ReviewSettings).max_argument_bytes == 131_072
     with pytest.raises(ConfigurationError, match=r"review\.max_argument_bytes"):
         load(tmp_path, "[review]\nmax_argument_bytes = 512\n")

@@ -23,13 +23,15 @@ from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.secrets import collect_secrets
 from quorum.infrastructure.storage.postgres_schema import SCHEMA_VERSION
 from quorum.infrastructure.storage.postgres_store import PostgresRunStore, masked_url
+from quorum.infrastructure.storage.settings import StorageSettings
+from tests.support.config import settings_with
 from tests.support.postgres import PostgresServer
 
 NOW = datetime(2025, 5, 1, tzinfo=UTC)
 
 
 def postgres_settings(url: str) -> Settings:
-    return Settings(storage={"backend": "postgres", "url": url})
+    return settings_with(StorageSettings(backend="postgres", url=url))
 
 
 def test_stores_opening_a_new_database_at_once_migrate_it_once(postgres_server: PostgresServer) -> None:
@@ -97,7 +99,7 @@ def test_the_postgres_plugin_is_lazy_and_needs_a_url(postgres_server: PostgresSe
     entry = load_plugins(autoload=False).stores.get("postgres")
     assert entry is not None and entry.plugin == "quorum.sqlite"
     with pytest.raises(ConfigurationError, match=r"storage\.url"):
-        entry.value(StoreContext(settings=Settings(storage={"backend": "postgres"}), env={}))
+        entry.value(StoreContext(settings=settings_with(StorageSettings(backend="postgres")), env={}))
     url = postgres_server.new_database()
     template = url.replace(postgres_server.password, "${TEST_PG_PASSWORD}")
     store: Any = entry.value(
@@ -128,9 +130,11 @@ def test_without_psycopg_choosing_postgres_is_a_configuration_error() -> None:
     code = (
         "import sys; sys.modules['psycopg'] = None\n"
         "from quorum.infrastructure.config.schema import Settings\n"
+        "from quorum.infrastructure.storage.settings import StorageSettings\n"
         "from quorum.infrastructure.plugins.contracts import StoreContext\n"
         "from quorum.infrastructure.storage.plugin import postgres_store\n"
-        "settings = Settings(storage={'backend': 'postgres', 'url': 'postgresql://u@h/d'})\n"
+        "storage = StorageSettings(backend='postgres', url='postgresql://u@h/d')\n"
+        "settings = Settings(extensions={'storage': storage})\n"
         "postgres_store(StoreContext(settings=settings))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

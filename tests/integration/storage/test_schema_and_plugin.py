@@ -15,9 +15,11 @@ from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.storage.plugin import database_path
 from quorum.infrastructure.storage.schema import MIGRATIONS, SCHEMA_VERSION
+from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
 from tests.integration.storage.conftest import RecordedRun
+from tests.support.config import settings_with
 
 # Schema version 1 exactly as it shipped: a frozen copy, so editing migration 1 cannot hide here.
 V1 = """
@@ -174,7 +176,7 @@ def test_the_sqlite_plugin_registers_a_lazy_store_factory(tmp_path: Path) -> Non
 
 
 def test_the_database_path_prefers_quorum_db_then_the_setting_then_the_data_dir(tmp_path: Path) -> None:
-    configured = Settings(storage={"path": str(tmp_path / "configured.db")})
+    configured = settings_with(StorageSettings(path=tmp_path / "configured.db"))
     assert database_path(configured, {"QUORUM_DB": "/x/env.db"}, tmp_path) == Path("/x/env.db")
     assert database_path(configured, {}, tmp_path) == tmp_path / "configured.db"
     assert database_path(Settings(), {}, tmp_path / "data") == tmp_path / "data" / "runs.db"

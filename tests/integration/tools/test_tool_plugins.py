@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition
-from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.mcp.settings import McpServerSettings, McpSettings
 from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceContext
 from quorum.infrastructure.plugins.hookspecs import hookimpl
@@ -16,6 +15,7 @@ from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
 from quorum.infrastructure.tools.settings import ToolsSettings
+from tests.support.config import settings_with
 
 OTHER_BUILTINS = ["quorum.offline", "quorum.openai", "quorum.anthropic", "quorum.review", "quorum.sqlite"]
 
@@ -43,16 +43,16 @@ async def test_container_style_wiring_lists_and_runs_every_kind_of_tool(tmp_path
     }
     time_server = shutil.which("mcp-server-time")
     assert time_server
-    settings = Settings(
-        tools=ToolsSettings(risk={"mcp__time__*": "high"}, disabled=["write_file"]),
-        mcp=McpSettings(servers={"time": McpServerSettings(command=time_server, args=["--local-timezone", "UTC"])}),
+    settings = settings_with(
+        ToolsSettings(risk={"mcp__time__*": "high"}, disabled=["write_file"]),
+        McpSettings(servers={"time": McpServerSettings(command=time_server, args=["--local-timezone", "UTC"])}),
     )
     (tmp_path / "hello.txt").write_text("hi there\n")
     context = ToolSourceContext(workspace=tmp_path, settings=settings, env={}, cache_dir=tmp_path / "cache")
     sources = [entry.value(context) for entry in catalog.tools.entries()]
     sources.append(FunctionToolSource(catalog.tools.functions))
     assert all(isinstance(source, ToolSource) for source in sources)
-    executor = PluginToolExecutor(sources=sources, settings=settings.tools)
+    executor = PluginToolExecutor(sources=sources, settings=settings.section(ToolsSettings))
     try:
         listed = {t.definition.name: t for t in await executor.listed_tools()}
         assert (listed["read_file"].source, listed["read_file"].definition.risk) == ("builtin", RiskLevel.LOW)
@@ -83,9 +83,11 @@ async def test_container_style_wiring_lists_and_runs_every_kind_of_tool(tmp_path
 
 async def test_a_broken_mcp_server_is_a_warning_not_a_crash(tmp_path: Path) -> None:
     catalog = load_plugins(blocked=OTHER_BUILTINS, autoload=False)
-    settings = Settings(mcp=McpSettings(servers={"gone": McpServerSettings(command="/nonexistent/server-binary")}))
+    settings = settings_with(McpSettings(servers={"gone": McpServerSettings(command="/nonexistent/server-binary")}))
     context = ToolSourceContext(workspace=tmp_path, settings=settings)
-    executor = PluginToolExecutor(sources=[e.value(context) for e in catalog.tools.entries()], settings=settings.tools)
+    executor = PluginToolExecutor(
+        sources=[e.value(context) for e in catalog.tools.entries()], settings=settings.section(ToolsSettings)
+    )
     try:
         names = (await executor.list_tools()).names()
         assert "read_file" in names and not any(n.startswith("mcp__") for n in names)

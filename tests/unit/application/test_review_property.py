@@ -30,11 +30,11 @@ from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import LlmResponse, StopReason, ToolUseBlock
 from quorum.domain.review import ReviewDecision, Verdict
 from quorum.domain.tools import RiskLevel, ToolCall, ToolParameter
-from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import ReviewerContext
 from quorum.infrastructure.review import build_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 from tests.fakes import FakeGateway, FakeTools, JsonSchema, RecordingObserver, ScriptedSession, text
+from tests.support.config import settings_with
 from tests.support.reviewer_sessions import BEHAVIOURS, Behaviour, BehaviourGateway, expected_verdict
 
 PATHS = ("docs/a.md", "secret/key.pem", "src/app.py")
@@ -183,7 +183,7 @@ async def run_scenario(s: Scenario) -> None:
         hil_mode=s.hil_mode,  # type: ignore[arg-type]
         rules=RULES if s.with_rules else [],
     )
-    context = ReviewerContext(settings=Settings(review=settings_), gateway=reviewer_gateway)  # type: ignore[arg-type]
+    context = ReviewerContext(settings=settings_with(settings_), gateway=reviewer_gateway)  # type: ignore[arg-type]
     pipeline = build_reviewer(context)
     watcher = WatchingReviewer(pipeline, tools)
     observer = RecordingObserver()

@@ -12,6 +12,7 @@ from quorum.infrastructure.providers.openai.settings import OpenAISettings
 from quorum.infrastructure.sandbox.environment import SANDBOX_HOME, SANDBOX_PATH, host_environment, minimal_environment
 from quorum.infrastructure.secrets import SecretsSettings, collect_secrets
 from quorum.infrastructure.tools.settings import CommandEnvSettings
+from tests.support.config import settings_with
 
 ENV = {
     "PATH": "/host/bin",
@@ -30,17 +31,17 @@ ENV = {
 
 
 def settings() -> Settings:
-    return Settings(
+    return settings_with(
+        McpSettings(
+            servers={"db": McpServerSettings(command="db", env={"PASS": "literal-pass-1", "TOK": "${DB_TOKEN}"})}
+        ),
+        SecretsSettings(redact_env=["GITHUB_TOKEN"]),
         providers={
             "openai": ProviderInstance("openai", "openai", OpenAISettings(api_key=SecretStr("sk-config-key-5678"))),
             "work": ProviderInstance(
                 "work", "openai", OpenAISettings(api_key_env="MY_KEY", headers={"X-Org": "org-secret-header"})
             ),
         },
-        mcp=McpSettings(
-            servers={"db": McpServerSettings(command="db", env={"PASS": "literal-pass-1", "TOK": "${DB_TOKEN}"})}
-        ),
-        secrets=SecretsSettings(redact_env=["GITHUB_TOKEN"]),
     )
 
 

@@ -17,7 +17,9 @@ from quorum.domain.errors import ConfigurationError
 from quorum.domain.policy import PolicyRule, glob_match
 from quorum.infrastructure.config.errors import did_you_mean
 from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.tools.known_tools import KnownTools
+from quorum.infrastructure.tools.settings import ToolsSettings
 
 Matcher = Callable[[str, str], bool]
 """(pattern, name) → whether the pattern matches the name."""
@@ -85,13 +87,14 @@ def check_names(settings: Settings, tools: KnownTools, plugins: Iterable[str]) -
         plugins: every plugin name ``[plugins] blocked`` may list.
     """
     report = NameReport()
-    for section in ("enabled", "disabled"):
-        for i, pattern in enumerate(getattr(settings.tools, section)):
+    tool_settings = settings.section(ToolsSettings)
+    for section, patterns in (("enabled", tool_settings.enabled), ("disabled", tool_settings.disabled)):
+        for i, pattern in enumerate(patterns):
             _tool_glob(report, tools, f"tools.{section}[{i}]", f"tools.{section}", pattern, _fnmatch)
-    for pattern in settings.tools.risk:
+    for pattern in tool_settings.risk:
         key = f"tools.risk.{pattern}"
         _tool_glob(report, tools, key, key, pattern, _fnmatch)
-    for i, rule in enumerate(settings.review.rules):
+    for i, rule in enumerate(settings.section(ReviewSettings).rules):
         _rule(report, tools, i, rule)
     known_plugins = sorted(set(plugins))
     for i, name in enumerate(settings.plugins.blocked):

@@ -8,9 +8,9 @@ import pytest
 
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.tools import ToolDefinition, ToolParameter
-from quorum.infrastructure.config.name_checks import NameReport, check_names
-from quorum.infrastructure.config.schema import Settings
+from quorum.infrastructure.review.name_checks import NameReport, check_names
 from quorum.infrastructure.tools.known_tools import KnownTools, known_tools, literal_start
+from tests.support.config import settings_from
 
 BUILTIN = [
     ToolDefinition(name="read_file", parameters=(ToolParameter(name="path"),)),
@@ -33,7 +33,7 @@ def tools(
 
 
 def check(data: dict[str, Any], known: KnownTools | None = None) -> NameReport:
-    return check_names(Settings.model_validate(data), known or tools(), PLUGINS)
+    return check_names(settings_from(data), known or tools(), PLUGINS)
 
 
 def errors(report: NameReport) -> dict[str, str]:

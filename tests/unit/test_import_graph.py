@@ -1,0 +1,177 @@
+"""No import cycle anywhere in the ``quorum`` package.
+
+The module graph is read from the source with ``ast`` (the editable install hides the layer folders
+from import-graph tools): every import counts, at module level or inside a function, except those
+under ``if TYPE_CHECKING:``. A cycle is a strongly connected component of more than one module (or
+a module importing itself); the test names each one.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+FOLDERS = {"api": "quorum", "domain": "quorum.domain", "application": "quorum.application"}
+FOLDERS |= {"infrastructure": "quorum.infrastructure", "cli": "quorum.cli"}
+
+
+def module_files(root: Path = REPO) -> dict[str, Path]:
+    """Dotted module name → source file, for every module of the package."""
+    modules: dict[str, Path] = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((root / folder).rglob("*.py")):
+            parts = path.relative_to(root / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            name = ".".join((package, *parts))
+            if folder == "api" and parts and parts[0] in FOLDERS:
+                continue  # not a layer folder inside api/
+            modules[name] = path
+    return modules
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement, skipping the bodies of ``if TYPE_CHECKING:`` (not their ``else``)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+            continue
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that module ``name`` (its source at ``path``) imports."""
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:
+                base = name.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                prefix = ".".join([*base, node.module] if node.module else base)
+            else:
+                prefix = node.module or ""
+            # ``from pkg import sub`` imports the submodule ``pkg.sub`` when there is one.
+            targets = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in known else prefix for a in node.names]
+        for target in targets:
+            while target and target not in known:  # ``import a.b.c`` of a non-module name: its module
+                target = target.rpartition(".")[0]
+            if target:
+                found.add(target)
+    return found
+
+
+def import_graph(root: Path = REPO) -> dict[str, set[str]]:
+    """Module → the package's modules it imports."""
+    files = module_files(root)
+    known = set(files)
+    return {name: imported_modules(name, path, known) for name, path in files.items()}
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components that are cycles, each sorted, found with Tarjan's algorithm.
+
+    Iterative, so a deep graph cannot exhaust the recursion limit.
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph.get(node, ()):
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def test_the_cycle_finder_names_each_cycle_of_a_fake_graph() -> None:
+    graph = {
+        "a": {"b"},
+        "b": {"c"},
+        "c": {"a", "d"},
+        "d": {"e"},
+        "e": set(),
+        "f": {"f"},
+        "g": {"h"},
+        "h": {"g", "a"},
+    }
+    assert cycles(graph) == [["a", "b", "c"], ["f"], ["g", "h"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_the_graph_counts_function_imports_and_skips_type_checking(tmp_path: Path) -> None:
+    package = tmp_path / "infrastructure"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("from . import leaf\n")
+    (package / "sub" / "leaf.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from quorum.infrastructure import other\n"
+        "def f():\n    from ..other import thing\n"
+    )
+    (package / "other.py").write_text("from quorum.infrastructure.sub import leaf\nimport quorum.infrastructure.sub\n")
+    for folder in FOLDERS:
+        (tmp_path / folder).mkdir(exist_ok=True)
+    graph = import_graph(tmp_path)
+    assert graph["quorum.infrastructure.sub"] == {"quorum.infrastructure.sub.leaf"}
+    assert graph["quorum.infrastructure.sub.leaf"] == {"quorum.infrastructure.other"}
+    assert graph["quorum.infrastructure.other"] == {"quorum.infrastructure.sub.leaf", "quorum.infrastructure.sub"}
+    assert cycles(graph) == [
+        ["quorum.infrastructure.other", "quorum.infrastructure.sub", "quorum.infrastructure.sub.leaf"]
+    ]
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = import_graph()
+    assert len(graph) > 100, "the package's modules were not found"
+    found = cycles(graph)
+    assert not found, "import cycles (each line one strongly connected component):\n" + "\n".join(
+        " ↔ ".join(component) for component in found
+    )
