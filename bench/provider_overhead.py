@@ -19,6 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.messages import Message, ToolResultBlock
 from quorum.domain.responses import TextBlock, ToolUseBlock
 from quorum.infrastructure.providers.anthropic import AnthropicGateway, AnthropicSettings
@@ -77,10 +78,10 @@ async def _openai(turns: int, stream: bool) -> tuple[list[float], list[float]]:
     async def adapter_turn() -> Any:
         session = gateway.session("m", history=HISTORY)
         if stream:
-            async for event in session.stream_with_tools(TASK, TOOLS):
+            async for event in session.request_stream(TurnInput.user(TASK, TOOLS)):
                 last = event
             return last
-        return await session.send_with_tools(TASK, TOOLS)
+        return await session.request(TurnInput.user(TASK, TOOLS))
 
     async def bare_turn() -> Any:
         if not stream:
@@ -124,10 +125,10 @@ async def _anthropic(turns: int, stream: bool) -> tuple[list[float], list[float]
     async def adapter_turn() -> Any:
         session = gateway.session("m", history=HISTORY)
         if stream:
-            async for event in session.stream_with_tools(TASK, TOOLS):
+            async for event in session.request_stream(TurnInput.user(TASK, TOOLS)):
                 last = event
             return last
-        return await session.send_with_tools(TASK, TOOLS)
+        return await session.request(TurnInput.user(TASK, TOOLS))
 
     async def bare_turn() -> Any:
         if not stream:

@@ -32,7 +32,7 @@ class InstantSession:
     def __init__(self, delay: float) -> None:
         self.delay = delay
 
-    async def send_with_tools(self, content: str, tools: Any) -> LlmResponse:
+    async def request(self, turn: Any) -> LlmResponse:
         if self.delay:
             await asyncio.sleep(self.delay)
         return VERDICT

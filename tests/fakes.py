@@ -7,9 +7,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from quorum.application.ports.llm import TurnInput, results_message
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.messages import Message
 from quorum.domain.policy import PolicyRule, first_match
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
@@ -59,32 +60,20 @@ class ScriptedSession:
         self.messages.append(Message(role="assistant", content=response.content))
         return response
 
-    async def send(self, content: str) -> LlmResponse:
-        self.sent.append(("send", content))
-        self.messages.append(Message(role="user", content=(TextBlock(text=content),)))
+    async def request(self, turn: TurnInput) -> LlmResponse:
+        """Record what was sent, as ``(kind, details)``: ``send``, ``send_with_tools`` or ``send_tool_results``."""
+        if turn.results or turn.note:
+            self.sent.append(("send_tool_results", (list(turn.results), turn.tools, turn.note)))
+        elif turn.tools is None:
+            self.sent.append(("send", turn.text))
+        else:
+            self.sent.append(("send_with_tools", (turn.text, list(turn.tools))))
+        self.messages.append(turn.message())
         return await self._next()
 
-    async def send_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> LlmResponse:
-        self.sent.append(("send_with_tools", (content, list(tools))))
-        self.messages.append(Message(role="user", content=(TextBlock(text=content),)))
-        return await self._next()
-
-    async def send_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: Sequence[dict[str, Any]] | None,
-        *,
-        note: str | None = None,
-    ) -> LlmResponse:
-        self.sent.append(("send_tool_results", (list(results), tools, note)))
-        self.record_tool_results(results, note=note)
-        return await self._next()
-
-    def record_tool_results(self, results: Sequence[ToolResultMessage], *, note: str | None = None) -> None:
-        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
-        if note:
-            blocks.append(TextBlock(text=note))
-        self.messages.append(Message(role="user", content=tuple(blocks)))
+    def record(self, results: Sequence[ToolResultMessage]) -> None:
+        if (message := results_message(results)) is not None:
+            self.messages.append(message)
 
     async def _stream(self, response: Awaitable[LlmResponse]) -> AsyncIterator[StreamEvent]:
         done = await response
@@ -96,20 +85,8 @@ class ScriptedSession:
                 yield StreamToolCallDelta(index=block_index, id=block.id, name=block.name)
         yield StreamCompleted(response=done)
 
-    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
-        return self._stream(self.send(content))
-
-    def stream_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> AsyncIterator[StreamEvent]:
-        return self._stream(self.send_with_tools(content, tools))
-
-    def stream_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: Sequence[dict[str, Any]] | None,
-        *,
-        note: str | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        return self._stream(self.send_tool_results(results, tools, note=note))
+    def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        return self._stream(self.request(turn))
 
     def history(self) -> list[Message]:
         return list(self.messages)

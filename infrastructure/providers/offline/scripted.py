@@ -34,11 +34,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.errors import ConfigurationError, ProviderError, UsageError
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
 from quorum.infrastructure.plugins.contracts import ProviderContext
-from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
+from quorum.infrastructure.providers.offline.session import OfflineSession
 
 
 class ScriptedCall(BaseModel):

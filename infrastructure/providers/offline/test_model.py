@@ -6,10 +6,11 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
 from quorum.infrastructure.plugins.contracts import ProviderContext
-from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
+from quorum.infrastructure.providers.offline.session import OfflineSession
 
 _PATHISH = ("path", "dir", "directory", "file", "cwd", "folder")
 
