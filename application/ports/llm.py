@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, TextBlock
 from quorum.domain.streaming import StreamEvent
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolResult
 
 ToolSchemas = Sequence[dict[str, Any]]
 """Provider-neutral tool schemas from a ToolSchemaPort: ``{"name", "description", "input_schema"}``."""
@@ -31,7 +31,7 @@ class TurnInput:
     """
 
     text: str = ""
-    results: tuple[ToolResultMessage, ...] = ()
+    results: tuple[ToolResult, ...] = ()
     tools: ToolSchemas | None = None
     note: str | None = None
 
@@ -46,14 +46,14 @@ class TurnInput:
 
     @classmethod
     def answering(
-        cls, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
+        cls, results: Sequence[ToolResult], tools: ToolSchemas | None, *, note: str | None = None
     ) -> TurnInput:
         """The results of the last response's calls, then ``note``; ``tools=None`` asks for an answer without tools."""
         return cls(results=tuple(results), tools=tools, note=note)
 
     def message(self) -> Message:
         """The user message this turn adds to a history."""
-        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in self.results]
+        blocks: list[Any] = [ToolResult.for_model(r) for r in self.results]
         if not self.results and (self.text or not self.note):
             blocks.append(TextBlock(text=self.text))
         if self.note:
@@ -61,7 +61,7 @@ class TurnInput:
         return Message(role="user", content=tuple(blocks))
 
 
-def results_message(results: Sequence[ToolResultMessage]) -> Message | None:
+def results_message(results: Sequence[ToolResult]) -> Message | None:
     """The user message recording ``results`` without a request (None when there are none)."""
     return TurnInput.answering(results, None).message() if results else None
 
@@ -104,7 +104,7 @@ class LlmSession(Protocol):
         """
         ...
 
-    def record(self, results: Sequence[ToolResultMessage]) -> None:
+    def record(self, results: Sequence[ToolResult]) -> None:
         """Append results to the history without a request (a run stopping keeps history valid)."""
         ...
 

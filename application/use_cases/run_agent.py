@@ -202,7 +202,7 @@ class RunAgent:
         index_of = {call.native_id: index for index, call in enumerate(resume.calls)}
         pending = TurnCalls(
             resume.calls,
-            results={index_of[r.tool_use_id]: r for r in resume.results},
+            results={index_of[r.call_id]: r for r in resume.results},
             announced=set(range(len(resume.calls))),
             waiting={index_of[r.call_id]: r for r in resume.waiting},
         )

@@ -22,9 +22,9 @@ from typing import Any, Protocol
 from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, ToolUseBlock
+from quorum.domain.responses import LlmResponse
 from quorum.domain.streaming import StreamCompleted, StreamEvent
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.http_body import (
     ErrorReply,
@@ -103,7 +103,7 @@ class ProviderSession(ABC):
         self._append(turn.message())
         return self._stream(turn.tools)
 
-    def record(self, results: Sequence[ToolResultMessage]) -> None:
+    def record(self, results: Sequence[ToolResult]) -> None:
         """Append results to the history without a request."""
         if (message := results_message(results)) is not None:
             self._append(message)
@@ -220,13 +220,13 @@ class ProviderSession(ABC):
         return self._errors.translate(error, self._sdk, mid_stream=mid_stream) or error
 
 
-def require_unique_ids(calls: Sequence[ToolUseBlock]) -> None:
+def require_unique_ids(calls: Sequence[ToolCall]) -> None:
     """Raise MalformedResponse when two tool calls share an id: results are matched by id."""
     seen: set[str] = set()
     for call in calls:
-        if call.id in seen:
-            raise MalformedResponse(f"the tool call id {call.id!r} appears more than once")
-        seen.add(call.id)
+        if call.native_id in seen:
+            raise MalformedResponse(f"the tool call id {call.native_id!r} appears more than once")
+        seen.add(call.native_id)
 
 
 DRAIN_SECONDS = 1.0

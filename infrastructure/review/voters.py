@@ -14,7 +14,7 @@ from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.domain.responses import Usage
 from quorum.domain.review import Verdict, Vote
-from quorum.domain.tools import ToolCall, ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.review.prompts import NUDGE, SUBMIT_VERDICT_SCHEMA, read_verdict, review_prompt
 
 
@@ -63,8 +63,7 @@ class ModelVoter:
                 calls = response.tool_calls()
                 if calls:
                     results = [
-                        ToolResultMessage(tool_use_id=c.native_id, tool_name=c.name, output=outcome, is_error=True)
-                        for c in calls
+                        ToolResult(call_id=c.native_id, name=c.name, output=outcome, is_error=True) for c in calls
                     ]
                     response = await session.request(TurnInput.answering(results, tools, note=NUDGE))
                 else:

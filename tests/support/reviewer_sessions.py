@@ -13,8 +13,9 @@ from typing import Any, Literal
 
 from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock
 from quorum.domain.review import Verdict
+from quorum.domain.tools import ToolCall
 
 Behaviour = Literal["approve", "reject", "error", "timeout", "no_verdict", "late_approve", "bad_verdict"]
 BEHAVIOURS: tuple[Behaviour, ...] = (
@@ -38,7 +39,7 @@ def expected_verdict(behaviour: Behaviour) -> Verdict:
 
 
 def verdict_response(verdict: str, reason: str = "because", call_id: str = "v1") -> LlmResponse:
-    block = ToolUseBlock(id=call_id, name="submit_verdict", input={"verdict": verdict, "reason": reason})
+    block = ToolCall(native_id=call_id, name="submit_verdict", arguments={"verdict": verdict, "reason": reason})
     return LlmResponse(content=(block,), stop_reason=StopReason.tool_use())
 
 

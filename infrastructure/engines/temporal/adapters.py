@@ -19,10 +19,9 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from quorum.application.ports.reviewer import ReviewContext
-    from quorum.application.ports.tool_executor import ToolOutcome
     from quorum.domain.policy import ArgumentView
     from quorum.domain.review import ReviewDecision, Vote
-    from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
+    from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult, ToolSpec
     from quorum.infrastructure.engines.temporal.messages import CallFacts, PanelRequest, Prepared, RunSpec, ToolRequest
     from quorum.infrastructure.engines.temporal.policies import LOW_RISK, MODEL, ONCE, cause_of
     from quorum.infrastructure.review.human import decision_without_asking
@@ -51,7 +50,7 @@ class ActivityExecutor:
             return RiskAssessment(level=RiskLevel.HIGH, reason="not assessed")
         return facts.risk
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         facts = self._facts.get(call.native_id)
         high = clearance is not Clearance.UNREVIEWED or facts is None or facts.risk.level is not RiskLevel.LOW
         timeout = self._spec.params.tool_timeout_seconds
@@ -62,15 +61,15 @@ class ActivityExecutor:
             return await workflow.execute_activity(
                 "quorum.tool",
                 request,
-                result_type=ToolOutcome,
+                result_type=ToolResult,
                 start_to_close_timeout=timedelta(seconds=timeout + 30),
                 heartbeat_timeout=timedelta(seconds=self._spec.heartbeat_timeout),
                 retry_policy=ONCE if high else LOW_RISK,
             )
         except ActivityError as error:
             if high:
-                return ToolOutcome(output=UNKNOWN_OUTCOME.format(why=cause_of(error)), is_error=True)
-            return ToolOutcome(output=f"the call failed on every attempt: {cause_of(error)}", is_error=True)
+                return ToolResult(output=UNKNOWN_OUTCOME.format(why=cause_of(error)), is_error=True)
+            return ToolResult(output=f"the call failed on every attempt: {cause_of(error)}", is_error=True)
 
 
 class ActivityPanel:

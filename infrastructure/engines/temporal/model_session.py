@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from quorum.domain.messages import Message
     from quorum.domain.responses import LlmResponse, Usage
     from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta
-    from quorum.domain.tools import ToolResultMessage
+    from quorum.domain.tools import ToolResult
     from quorum.infrastructure.engines.temporal.messages import CallFacts, ModelReply, ModelRequest, RunSpec
     from quorum.infrastructure.engines.temporal.policies import MODEL, RETRY, cause_of
     from quorum.infrastructure.engines.temporal.recorder import WorkflowRecorder
@@ -112,5 +112,5 @@ class ActivitySession:
             yield StreamTextDelta(text=response.text_content())
         yield StreamCompleted(response=response)
 
-    def record(self, results: Sequence[ToolResultMessage]) -> None:
+    def record(self, results: Sequence[ToolResult]) -> None:
         """Nothing to keep: the results are in the run log through their events."""

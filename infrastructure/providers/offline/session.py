@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 
 from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, TextBlock, ToolUseBlock
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, TextBlock
 from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 
 
 class OfflineSession:
@@ -43,18 +43,18 @@ class OfflineSession:
         self._messages.append(turn.message())
         return _stream(self._answer(turn.tools))
 
-    def record(self, results: Sequence[ToolResultMessage]) -> None:
+    def record(self, results: Sequence[ToolResult]) -> None:
         if (message := results_message(results)) is not None:
             self._messages.append(message)
 
     def history(self) -> list[Message]:
         return list(self._messages)
 
-    def last_results(self) -> list[ToolResultBlock]:
+    def last_results(self) -> list[ToolResult]:
         """The tool results of the latest user message (what the model "saw" last)."""
         for message in reversed(self._messages):
             if message.role == "user":
-                return [b for b in message.content if isinstance(b, ToolResultBlock)]
+                return [b for b in message.content if isinstance(b, ToolResult)]
         return []
 
 
@@ -65,6 +65,8 @@ async def _stream(response: LlmResponse) -> AsyncIterator[StreamEvent]:
             words = block.text.split(" ")
             for i, word in enumerate(words):
                 yield StreamTextDelta(text=word if i == len(words) - 1 else word + " ")
-        elif isinstance(block, ToolUseBlock):
-            yield StreamToolCallDelta(index=index, id=block.id, name=block.name, arguments_delta=block.raw_input or "")
+        elif isinstance(block, ToolCall):
+            yield StreamToolCallDelta(
+                index=index, id=block.native_id, name=block.name, arguments_delta=block.raw_arguments or ""
+            )
     yield StreamCompleted(response=response)

@@ -9,10 +9,10 @@ import pytest
 
 from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
 from quorum.domain.streaming import StreamCompleted, StreamTextDelta, StreamToolCallDelta
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from tests.integration.providers.conftest import TOOLS, anthropic_gateway, collect
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.script import Call, Fail, Turn
@@ -53,10 +53,10 @@ async def test_several_tool_calls_then_results_with_is_error(ant, ant_server: Sc
 
     first = await session.request(TurnInput.user("inspect", TOOLS))
     results = [
-        ToolResultMessage(tool_use_id="toolu_1", tool_name="read_file", output="contents"),
-        ToolResultMessage(
-            tool_use_id="toolu_2",
-            tool_name="list_dir",
+        ToolResult(call_id="toolu_1", name="read_file", output="contents"),
+        ToolResult(
+            call_id="toolu_2",
+            name="list_dir",
             output="Rejected by review",
             is_error=True,
             is_rejected=True,
@@ -66,8 +66,8 @@ async def test_several_tool_calls_then_results_with_is_error(ant, ant_server: Sc
 
     assert first.content == (
         TextBlock(text="Looking."),
-        ToolUseBlock(id="toolu_1", name="read_file", input={"path": "a.txt"}),
-        ToolUseBlock(id="toolu_2", name="list_dir", input={}),
+        ToolCall(native_id="toolu_1", name="read_file", arguments={"path": "a.txt"}),
+        ToolCall(native_id="toolu_2", name="list_dir", arguments={}),
     )
     assert first.stop_reason == StopReason.tool_use()
     assert ant_server.bodies()[0] == {
@@ -109,9 +109,7 @@ async def test_tools_none_keeps_definitions_and_sets_tool_choice_none(ant, ant_s
     session = ant.session("claude-test")
     await session.request(TurnInput.user("go", TOOLS))
 
-    await session.request(
-        TurnInput.answering([ToolResultMessage(tool_use_id="toolu_1", tool_name="list_dir", output="x")], None)
-    )
+    await session.request(TurnInput.answering([ToolResult(call_id="toolu_1", name="list_dir", output="x")], None))
 
     body = ant_server.bodies()[1]
     assert body["tool_choice"] == {"type": "none"}
@@ -140,15 +138,17 @@ async def test_history_from_another_provider_is_continued(ant, ant_server: Scrip
         Message(
             role="assistant",
             content=(
-                ToolUseBlock(id="call_9", name="list_dir", input={}),
-                ToolUseBlock(id="call_10", name="read_file", input={}, input_error="bad json", raw_input="{"),
+                ToolCall(native_id="call_9", name="list_dir", arguments={}),
+                ToolCall(
+                    native_id="call_10", name="read_file", arguments={}, arguments_error="bad json", raw_arguments="{"
+                ),
             ),
         ),
         Message(
             role="user",
             content=(
-                ToolResultBlock(tool_use_id="call_9", content="a b"),
-                ToolResultBlock(tool_use_id="call_10", content="invalid arguments", is_error=True),
+                ToolResult(call_id="call_9", output="a b"),
+                ToolResult(call_id="call_10", output="invalid arguments", is_error=True),
             ),
         ),
         Message(role="assistant", content=()),  # an empty reply: nothing to send for it
@@ -207,10 +207,10 @@ async def test_streamed_response_equals_the_plain_one(ant, ant_server: ScriptedH
     assert events[-1].response == plain
     assert sum(isinstance(e, StreamCompleted) for e in events) == 1
     assert "".join(e.text for e in events if isinstance(e, StreamTextDelta)) == plain.text_content()
-    for index, block in enumerate(b for b in plain.content if isinstance(b, ToolUseBlock)):
+    for index, block in enumerate(b for b in plain.content if isinstance(b, ToolCall)):
         deltas = [e for e in events if isinstance(e, StreamToolCallDelta) and e.index == index]
-        assert deltas[0].id == block.id and deltas[0].name == block.name
-        assert json.loads("".join(d.arguments_delta for d in deltas)) == block.input
+        assert deltas[0].id == block.native_id and deltas[0].name == block.name
+        assert json.loads("".join(d.arguments_delta for d in deltas)) == block.arguments
     assert streamed_session.history()[-1] == Message(role="assistant", content=plain.content)
     body = ant_server.bodies()[1]
     assert body.pop("stream") is True
@@ -223,10 +223,14 @@ async def test_malformed_streamed_arguments_become_a_flagged_call(ant, ant_serve
     events = await collect(ant.session("claude-test").request_stream(TurnInput.user("go", TOOLS)))
 
     (block,) = events[-1].response.content
-    assert block == ToolUseBlock(
-        id="toolu_1", name="read_file", input={}, input_error=block.input_error, raw_input='{"path": "a'
+    assert block == ToolCall(
+        native_id="toolu_1",
+        name="read_file",
+        arguments={},
+        arguments_error=block.arguments_error,
+        raw_arguments='{"path": "a',
     )
-    assert block.input_error is not None and "not valid JSON" in block.input_error
+    assert block.arguments_error is not None and "not valid JSON" in block.arguments_error
 
 
 async def test_text_deltas_arrive_before_the_response_is_complete(ant, ant_server: ScriptedHttpServer) -> None:
@@ -266,12 +270,12 @@ async def test_tool_results_join_history_before_a_request_fails(ant, ant_server:
     ant_server.enqueue(Turn(calls=(Call("toolu_1", "list_dir", {}),)), Fail(400, "bad request"))
     session = ant.session("claude-test")
     await session.request(TurnInput.user("go", TOOLS))
-    result = ToolResultMessage(tool_use_id="toolu_1", tool_name="list_dir", output="x")
+    result = ToolResult(call_id="toolu_1", name="list_dir", output="x")
 
     with pytest.raises(ProviderError, match="HTTP 400"):
         await session.request(TurnInput.answering([result], TOOLS))
 
-    assert session.history()[-1] == Message(role="user", content=(ToolResultBlock.from_result(result),))
+    assert session.history()[-1] == Message(role="user", content=(ToolResult.for_model(result),))
 
 
 async def test_error_event_inside_a_stream_is_a_provider_error(ant, ant_server: ScriptedHttpServer) -> None:
