@@ -53,7 +53,7 @@ class TurnInput:
 
     def message(self) -> Message:
         """The user message this turn adds to a history."""
-        blocks: list[Any] = [ToolResult.for_model(r) for r in self.results]
+        blocks: list[Any] = [r.for_model() for r in self.results]
         if not self.results and (self.text or not self.note):
             blocks.append(TextBlock(text=self.text))
         if self.note:

@@ -163,7 +163,7 @@ class RunAgent:
             self._observer.on_event(TurnStarted(turn=turn))
             response = await self._ask(session, turn_input, params.stream, state)
             calls = response.tool_calls()
-            stop = self._stop_after_response(request, state, response)
+            stop = state.stop_after(response, params.max_total_tokens)
             if stop is not None:
                 if calls:
                     state.close(session, self._observer, TurnCalls(calls), f"not executed: {stop[1]}")
@@ -254,17 +254,6 @@ class RunAgent:
             state.close(session, self._observer, unannounced, note)
         self._observer.on_event(TurnFinished(turn=state.turns))
         return RunStopReason.MAX_TURNS, detail
-
-    def _stop_after_response(self, request: RunRequest, state: RunState, response: LlmResponse) -> Stop | None:
-        budget = request.params.max_total_tokens
-        if budget is not None and state.usage.total_tokens > budget:
-            return (
-                RunStopReason.MAX_TOKENS,
-                f"the token budget of {budget} was exceeded ({state.usage.total_tokens} used)",
-            )
-        if response.stop_reason.kind == "max_tokens":
-            return RunStopReason.MAX_TOKENS, "the model stopped at its output token limit"
-        return None
 
     async def _ask(self, session: LlmSession, turn: TurnInput, stream: bool, state: RunState) -> LlmResponse:
         if turn.results:

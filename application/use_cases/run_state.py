@@ -47,6 +47,17 @@ class RunState:
         if text := response.text_content():
             self.last_text = text
 
+    def stop_after(self, response: LlmResponse, budget: int | None) -> Stop | None:
+        """The stop ``response`` calls for: the token ``budget`` exceeded, or the output token limit hit."""
+        if budget is not None and self.usage.total_tokens > budget:
+            return (
+                RunStopReason.MAX_TOKENS,
+                f"the token budget of {budget} was exceeded ({self.usage.total_tokens} used)",
+            )
+        if response.stop_reason.kind == "max_tokens":
+            return RunStopReason.MAX_TOKENS, "the model stopped at its output token limit"
+        return None
+
     def answer_missing(self, pending: TurnCalls, observer: RunObserver, note: str) -> None:
         """Give every call of ``pending`` without a result an error result, announcing the call first if need be."""
         for index in pending.missing():

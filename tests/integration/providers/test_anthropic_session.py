@@ -275,7 +275,7 @@ async def test_tool_results_join_history_before_a_request_fails(ant, ant_server:
     with pytest.raises(ProviderError, match="HTTP 400"):
         await session.request(TurnInput.answering([result], TOOLS))
 
-    assert session.history()[-1] == Message(role="user", content=(ToolResult.for_model(result),))
+    assert session.history()[-1] == Message(role="user", content=(result.for_model(),))
 
 
 async def test_error_event_inside_a_stream_is_a_provider_error(ant, ant_server: ScriptedHttpServer) -> None:

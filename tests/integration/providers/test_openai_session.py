@@ -279,7 +279,7 @@ async def test_tool_results_join_history_before_a_streamed_request_fails(oai, oa
     with pytest.raises(ProviderError, match="HTTP 400"):
         await collect(session.request_stream(TurnInput.answering([result], TOOLS)))
 
-    assert session.history()[-1] == Message(role="user", content=(ToolResult.for_model(result),))
+    assert session.history()[-1] == Message(role="user", content=(result.for_model(),))
 
 
 async def test_dropped_connection_mid_stream_is_a_provider_error(oai_server: ScriptedHttpServer) -> None:
