@@ -204,7 +204,7 @@ async def test_history_from_another_provider_is_continued(oai, oai_server: Scrip
     assert session.history()[:4] == history
 
 
-def test_record_tool_results_joins_history_without_a_request(oai, oai_server: ScriptedHttpServer) -> None:
+def test_record_joins_history_without_a_request(oai, oai_server: ScriptedHttpServer) -> None:
     session = oai.session("gpt-test")
     session.record([ToolResult(call_id="c", name="t", output="not executed")])
     assert session.history() == [
