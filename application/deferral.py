@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from quorum.domain.events import ApprovalRequested
 from quorum.domain.responses import RunUsage
 from quorum.domain.review import ReviewDecision
-from quorum.domain.tools import ToolCall, ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 
 
 class PendingTurn(BaseModel):
@@ -36,7 +36,7 @@ class PendingTurn(BaseModel):
 
     turn: int
     calls: tuple[ToolCall, ...]
-    results: tuple[ToolResultMessage, ...] = ()
+    results: tuple[ToolResult, ...] = ()
     decisions: dict[str, ReviewDecision]
     waiting: tuple[ApprovalRequested, ...] = ()
     usage_before: RunUsage = RunUsage()
@@ -45,7 +45,7 @@ class PendingTurn(BaseModel):
     @model_validator(mode="after")
     def _every_call_accounted_for(self) -> PendingTurn:
         ids = [call.native_id for call in self.calls]
-        answered = {r.tool_use_id for r in self.results}
+        answered = {r.call_id for r in self.results}
         decided = set(self.decisions)
         open_ = {request.call_id for request in self.waiting}
         if answered & decided or decided & open_ or answered & open_:

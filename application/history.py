@@ -30,8 +30,9 @@ from quorum.application.ports.run_store import RunStore
 from quorum.application.use_cases.run_agent import TURN_LIMIT_NOTE
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import TextBlock, ToolUseBlock
+from quorum.domain.messages import Message
+from quorum.domain.responses import TextBlock
+from quorum.domain.tools import ToolCall, ToolResult
 
 INTERRUPTED_RESULT = "interrupted: the run ended before this call produced a result; it may or may not have run"
 """The error result given to a call that has none (shown to the model when the run continues)."""
@@ -40,10 +41,10 @@ INTERRUPTED_RESULT = "interrupted: the run ended before this call produced a res
 @dataclass
 class _Assistant:
     text: list[str] = field(default_factory=list)
-    calls: list[ToolUseBlock] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
 
     def call_ids(self) -> set[str]:
-        return {c.id for c in self.calls}
+        return {c.native_id for c in self.calls}
 
     def message(self) -> Message | None:
         blocks: list[Any] = []
@@ -80,7 +81,7 @@ class _Builder:
             self.phase = "assistant"
         return self.assistant
 
-    def call(self, block: ToolUseBlock) -> None:
+    def call(self, block: ToolCall) -> None:
         if self.phase == "results" and not self.turn_began_since_results and self.assistant is not None:
             # Calls are announced one by one and invalid ones answered at once, so results and
             # announcements of one response interleave.
@@ -99,7 +100,7 @@ class _Builder:
         assistant = self.assistant
         assert assistant is not None
         if event.call_id not in assistant.call_ids():
-            assistant.calls.append(ToolUseBlock(id=event.call_id, name=event.name, input={}))
+            assistant.calls.append(ToolCall(native_id=event.call_id, name=event.name, arguments={}))
         if self.phase == "assistant":
             self.phase = "results"
             self.results = {}
@@ -125,14 +126,14 @@ class _Builder:
         self.results = {}
         self.phase = "request"
 
-    def _result_block(self, call: ToolUseBlock) -> ToolResultBlock:
-        event = self.results.get(call.id)
+    def _result_block(self, call: ToolCall) -> ToolResult:
+        event = self.results.get(call.native_id)
         if event is None:
-            return ToolResultBlock(tool_use_id=call.id, tool_name=call.name, content=INTERRUPTED_RESULT, is_error=True)
-        return ToolResultBlock(
-            tool_use_id=call.id,
-            tool_name=event.name,
-            content=event.output,
+            return ToolResult(call_id=call.native_id, name=call.name, output=INTERRUPTED_RESULT, is_error=True)
+        return ToolResult(
+            call_id=call.native_id,
+            name=event.name,
+            output=event.output,
             is_error=event.is_error or event.is_rejected,
         )
 
@@ -156,7 +157,7 @@ def rebuild_history(events: Iterable[object]) -> list[Message]:
             if event.text:
                 builder.model_output().text.append(event.text)
         elif isinstance(event, ToolCallEvent):
-            builder.call(ToolUseBlock(id=event.id, name=event.name, input=dict(event.arguments)))
+            builder.call(ToolCall(native_id=event.id, name=event.name, arguments=dict(event.arguments)))
         elif isinstance(event, ToolResultEvent):
             builder.result(event)
     return builder.finish()
@@ -203,11 +204,11 @@ def unanswered_calls(history: Iterable[Message]) -> list[str]:
     messages = list(history)
     missing: list[str] = []
     for index, message in enumerate(messages):
-        ids = [b.id for b in message.content if isinstance(b, ToolUseBlock)]
+        ids = [b.native_id for b in message.content if isinstance(b, ToolCall)]
         if not ids:
             continue
         following = messages[index + 1].content if index + 1 < len(messages) else ()
-        answered = {b.tool_use_id for b in following if isinstance(b, ToolResultBlock)}
+        answered = {b.call_id for b in following if isinstance(b, ToolResult)}
         missing.extend(i for i in ids if i not in answered)
     return missing
 

@@ -26,7 +26,7 @@ from quorum.domain.tools import (
     RiskLevel,
     ToolCall,
     ToolDefinition,
-    ToolResultMessage,
+    ToolResult,
     ToolSpec,
 )
 
@@ -46,7 +46,7 @@ class TurnCalls:
     """The calls of one turn and the results gathered so far (read when a run is cut short)."""
 
     calls: Sequence[ToolCall]
-    results: dict[int, ToolResultMessage] = field(default_factory=dict)
+    results: dict[int, ToolResult] = field(default_factory=dict)
     announced: set[int] = field(default_factory=set)
     """Indexes whose ``tool_call`` event was emitted."""
     waiting: dict[int, ApprovalRequested] = field(default_factory=dict)
@@ -56,7 +56,7 @@ class TurnCalls:
         """Indexes of calls that have no result yet."""
         return [i for i in range(len(self.calls)) if i not in self.results]
 
-    def ordered(self) -> list[ToolResultMessage]:
+    def ordered(self) -> list[ToolResult]:
         """Results in the model's emission order; every call must have one."""
         return [self.results[i] for i in range(len(self.calls))]
 
@@ -64,7 +64,7 @@ class TurnCalls:
         """Emit the ``tool_call`` event of call ``index``."""
         call = self.calls[index]
         arguments = shown_arguments(call)  # a placeholder for arguments too deep or large to carry
-        observer.on_event(ToolCallEvent(id=call.native_id, name=call.name, arguments=arguments, risk=risk))
+        observer.on_event(ToolCallEvent.of(call, risk, arguments))
         self.announced.add(index)
 
     def answer(
@@ -81,9 +81,9 @@ class TurnCalls:
     ) -> None:
         """Record the result of call ``index`` and emit its ``tool_result`` event (which has no images)."""
         call = self.calls[index]
-        result = ToolResultMessage(
-            tool_use_id=call.native_id,
-            tool_name=call.name,
+        result = ToolResult(
+            call_id=call.native_id,
+            name=call.name,
             output=output,
             is_error=is_error,
             is_rejected=is_rejected,
@@ -92,7 +92,7 @@ class TurnCalls:
             images=images,
         )
         self.results[index] = result
-        observer.on_event(result_event(result))
+        observer.on_event(ToolResultEvent.of(result))
 
 
 @dataclass
@@ -339,20 +339,6 @@ class ToolBatch:
             redacted=redacted,
             images=images,
         )
-
-
-def result_event(result: ToolResultMessage) -> ToolResultEvent:
-    """The run event announcing ``result``."""
-    return ToolResultEvent(
-        call_id=result.tool_use_id,
-        name=result.tool_name,
-        is_error=result.is_error,
-        is_rejected=result.is_rejected,
-        output=result.output,
-        duration_ms=round(result.duration * 1000, 3),
-        redacted=result.redacted,
-        images=len(result.images),
-    )
 
 
 def _rejection_text(decision: ReviewDecision) -> str:

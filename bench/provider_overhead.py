@@ -19,8 +19,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import TextBlock, ToolUseBlock
+from quorum.application.ports.llm import TurnInput
+from quorum.domain.messages import Message
+from quorum.domain.responses import TextBlock
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.providers.anthropic import AnthropicGateway, AnthropicSettings
 from quorum.infrastructure.providers.anthropic.wire import message_to_wire as anthropic_wire
 from quorum.infrastructure.providers.openai import OpenAIChatGateway, OpenAISettings
@@ -46,14 +48,14 @@ HISTORY = [
     Message(role="user", content=(TextBlock(text="What is in the project?"),)),
     Message(
         role="assistant",
-        content=(TextBlock(text="Let me look."), ToolUseBlock(id="c0", name="list_dir", input={})),
+        content=(TextBlock(text="Let me look."), ToolCall(native_id="c0", name="list_dir", arguments={})),
     ),
-    Message(role="user", content=(ToolResultBlock(tool_use_id="c0", content="a.txt b.txt src/"),)),
+    Message(role="user", content=(ToolResult(call_id="c0", output="a.txt b.txt src/"),)),
     Message(
         role="assistant",
-        content=(ToolUseBlock(id="c1", name="read_file", input={"path": "a.txt"}),),
+        content=(ToolCall(native_id="c1", name="read_file", arguments={"path": "a.txt"}),),
     ),
-    Message(role="user", content=(ToolResultBlock(tool_use_id="c1", content="hello " * 50),)),
+    Message(role="user", content=(ToolResult(call_id="c1", output="hello " * 50),)),
     Message(role="assistant", content=(TextBlock(text="a.txt greets."),)),
 ]
 REPLY = Turn(
@@ -77,10 +79,10 @@ async def _openai(turns: int, stream: bool) -> tuple[list[float], list[float]]:
     async def adapter_turn() -> Any:
         session = gateway.session("m", history=HISTORY)
         if stream:
-            async for event in session.stream_with_tools(TASK, TOOLS):
+            async for event in session.request_stream(TurnInput.user(TASK, TOOLS)):
                 last = event
             return last
-        return await session.send_with_tools(TASK, TOOLS)
+        return await session.request(TurnInput.user(TASK, TOOLS))
 
     async def bare_turn() -> Any:
         if not stream:
@@ -124,10 +126,10 @@ async def _anthropic(turns: int, stream: bool) -> tuple[list[float], list[float]
     async def adapter_turn() -> Any:
         session = gateway.session("m", history=HISTORY)
         if stream:
-            async for event in session.stream_with_tools(TASK, TOOLS):
+            async for event in session.request_stream(TurnInput.user(TASK, TOOLS)):
                 last = event
             return last
-        return await session.send_with_tools(TASK, TOOLS)
+        return await session.request(TurnInput.user(TASK, TOOLS))
 
     async def bare_turn() -> Any:
         if not stream:

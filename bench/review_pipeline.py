@@ -16,14 +16,14 @@ from typing import Any
 
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.domain.policy import PolicyRule
-from quorum.domain.responses import LlmResponse, StopReason, ToolUseBlock
+from quorum.domain.responses import LlmResponse, StopReason
 from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition
 from quorum.infrastructure.plugins.contracts import ReviewerContext
 from quorum.infrastructure.review import build_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 
 VERDICT = LlmResponse(
-    content=(ToolUseBlock(id="v", name="submit_verdict", input={"verdict": "approve", "reason": "ok"}),),
+    content=(ToolCall(native_id="v", name="submit_verdict", arguments={"verdict": "approve", "reason": "ok"}),),
     stop_reason=StopReason.tool_use(),
 )
 
@@ -32,7 +32,7 @@ class InstantSession:
     def __init__(self, delay: float) -> None:
         self.delay = delay
 
-    async def send_with_tools(self, content: str, tools: Any) -> LlmResponse:
+    async def request(self, turn: Any) -> LlmResponse:
         if self.delay:
             await asyncio.sleep(self.delay)
         return VERDICT

@@ -38,7 +38,7 @@ from quorum.domain.events import (
     VoteCast,
     VoteRecord,
 )
-from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.messages import Message
 from quorum.domain.model_id import ModelId
 from quorum.domain.policy import ArgumentView, GlobError, PolicyDecision, PolicyRule
 from quorum.domain.responses import (
@@ -47,7 +47,6 @@ from quorum.domain.responses import (
     RunUsage,
     StopReason,
     TextBlock,
-    ToolUseBlock,
     Usage,
 )
 from quorum.domain.review import QuorumRule, ReviewDecision, Verdict, Vote
@@ -68,7 +67,7 @@ from quorum.domain.tools import (
     ToolCall,
     ToolDefinition,
     ToolParameter,
-    ToolResultMessage,
+    ToolResult,
     ToolSpec,
 )
 
@@ -124,12 +123,10 @@ __all__ = [
     "ToolParameter",
     "ToolProgress",
     "ToolRefusedError",
-    "ToolResultBlock",
+    "ToolResult",
     "ToolResultEvent",
-    "ToolResultMessage",
     "ToolSourceError",
     "ToolSpec",
-    "ToolUseBlock",
     "TurnFinished",
     "TurnStarted",
     "UnknownToolError",

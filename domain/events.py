@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from quorum.domain.responses import RunUsage, Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
-from quorum.domain.tools import RiskLevel
+from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 
 
 class RunStopReason(StrEnum):
@@ -61,11 +61,22 @@ class TextDelta(_Event):
 
 
 class ToolCallEvent(_Event):
+    """A call of the model's response, announced before it is checked, reviewed or run.
+
+    The flat public form of a ``ToolCall`` (``id`` is its ``native_id``), with the call's risk;
+    ``arguments`` are as shown (a placeholder for arguments too deep or large to carry).
+    """
+
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
     arguments: dict[str, Any]
     risk: RiskLevel
+
+    @classmethod
+    def of(cls, call: ToolCall, risk: RiskLevel, arguments: dict[str, Any]) -> ToolCallEvent:
+        """The event announcing ``call`` with the ``arguments`` shown."""
+        return cls(id=call.native_id, name=call.name, arguments=arguments, risk=risk)
 
 
 class VoteRecord(_Event):
@@ -228,10 +239,12 @@ class McpLog(_Event):
 
 
 class ToolResultEvent(_Event):
-    """A call's result. ``redacted`` is true when known secret values were replaced in ``output``.
+    """A call's result: the flat public form of a ``ToolResult``, under the same field names.
 
-    ``images`` counts the images sent to the model with the result; their data is never in an
-    event (``output`` names each one, e.g. ``[image: image/png, 4 KB]``).
+    ``redacted`` is true when known secret values were replaced in ``output``. ``duration_ms`` is
+    the result's ``duration`` in milliseconds; ``images`` counts the images sent to the model with
+    the result, whose data is never in an event (``output`` names each one, e.g.
+    ``[image: image/png, 4 KB]``).
     """
 
     type: Literal["tool_result"] = "tool_result"
@@ -243,6 +256,20 @@ class ToolResultEvent(_Event):
     duration_ms: float
     redacted: bool = False
     images: int = 0
+
+    @classmethod
+    def of(cls, result: ToolResult) -> ToolResultEvent:
+        """The event announcing ``result``."""
+        return cls(
+            call_id=result.call_id,
+            name=result.name,
+            is_error=result.is_error,
+            is_rejected=result.is_rejected,
+            output=result.output,
+            duration_ms=round(result.duration * 1000, 3),
+            redacted=result.redacted,
+            images=len(result.images),
+        )
 
 
 class TurnFinished(_Event):

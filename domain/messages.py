@@ -6,34 +6,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from quorum.domain.responses import TextBlock, ToolUseBlock
-from quorum.domain.tools import ImagePart, ToolResultMessage
+from quorum.domain.responses import TextBlock
+from quorum.domain.tools import ToolCall, ToolResult
 
-
-class ToolResultBlock(BaseModel):
-    """A tool result inside a user message; ``images`` are sent as image input beside ``content``."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["tool_result"] = "tool_result"
-    tool_use_id: str
-    tool_name: str = ""
-    content: str
-    is_error: bool = False
-    images: tuple[ImagePart, ...] = ()
-
-    @classmethod
-    def from_result(cls, result: ToolResultMessage) -> ToolResultBlock:
-        return cls(
-            tool_use_id=result.tool_use_id,
-            tool_name=result.tool_name,
-            content=result.output,
-            is_error=result.is_error or result.is_rejected,
-            images=result.images,
-        )
-
-
-HistoryBlock = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+HistoryBlock = Annotated[TextBlock | ToolCall | ToolResult, Field(discriminator="type")]
+"""A message's content: text, the assistant's calls, the user's results (``ToolResult.for_model``)."""
 
 
 class Message(BaseModel):

@@ -18,30 +18,8 @@ class TextBlock(BaseModel):
     text: str
 
 
-class ToolUseBlock(BaseModel):
-    """A tool call as it appears in the model's content (``id`` is the provider's call id)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    type: Literal["tool_use"] = "tool_use"
-    id: str
-    name: str
-    input: dict[str, Any] = Field(default_factory=dict)
-    input_error: str | None = None
-    raw_input: str | None = None
-
-    def to_call(self) -> ToolCall:
-        """The block as a ToolCall, keeping the parse error of malformed arguments."""
-        return ToolCall(
-            native_id=self.id,
-            name=self.name,
-            arguments=self.input,
-            arguments_error=self.input_error,
-            raw_arguments=self.raw_input,
-        )
-
-
-ContentBlock = Annotated[TextBlock | ToolUseBlock, Field(discriminator="type")]
+ContentBlock = Annotated[TextBlock | ToolCall, Field(discriminator="type")]
+"""What a response holds: text, and the calls the model asks for (``ToolCall``)."""
 
 
 class StopReason(BaseModel):
@@ -140,9 +118,9 @@ class LlmResponse(BaseModel):
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
 
     def tool_calls(self) -> list[ToolCall]:
-        """The tool_use blocks as calls, in the order the model emitted them."""
-        return [b.to_call() for b in self.content if isinstance(b, ToolUseBlock)]
+        """The calls, in the order the model emitted them."""
+        return [b for b in self.content if isinstance(b, ToolCall)]
 
     def has_tool_calls(self) -> bool:
         """Whether the model asked for at least one tool call."""
-        return any(isinstance(b, ToolUseBlock) for b in self.content)
+        return any(isinstance(b, ToolCall) for b in self.content)

@@ -134,20 +134,32 @@ class ToolSpec:
 
 
 class ToolCall(BaseModel):
-    """A call the model asked for.
+    """A call the model asked for: the one shape of a call in responses, histories, ports and payloads.
 
     ``native_id`` is the id the provider gave the call; results are sent back under it.
     ``arguments_error`` is set (and ``arguments`` empty) when the provider's argument text was not
-    a JSON object; ``raw_arguments`` then keeps that text.
+    a JSON object; ``raw_arguments`` then keeps that text. ``type`` tells it from text in a
+    response's or a message's content. The names of the earlier content block (``id``,
+    ``input``, ``input_error``, ``raw_input``) are still read, as workflow histories of runs in
+    flight hold them.
     """
 
     model_config = ConfigDict(frozen=True)
 
+    type: Literal["tool_use"] = "tool_use"
     native_id: str
     name: str
     arguments: Mapping[str, Any] = Field(default_factory=dict)
     arguments_error: str | None = None
     raw_arguments: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_names(cls, data: Any) -> Any:
+        return _renamed(
+            data,
+            {"id": "native_id", "input": "arguments", "input_error": "arguments_error", "raw_input": "raw_arguments"},
+        )
 
 
 IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -182,23 +194,54 @@ def human_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
-class ToolResultMessage(BaseModel):
-    """The result of one call, sent back to the model under ``tool_use_id``.
+class ToolResult(BaseModel):
+    """The result of one call: the one shape of a result from a tool to the model, the history and payloads.
 
+    ``call_id`` and ``name`` are the call's (``ToolCall.native_id``, ``ToolCall.name``); a tool
+    producing its result may leave them empty, the loop binds the result to its call.
     ``is_error`` marks failures (the model sees them as errors); ``is_rejected`` additionally marks
-    calls a review refused, so the model can choose a safer path. ``duration`` is in seconds.
-    ``redacted`` says known secret values were replaced in ``output`` before anyone saw it.
-    ``images`` are sent to the model as image input next to ``output`` (which names each of them);
-    they are not part of run events or the run log.
+    calls a review refused (always with ``is_error``), so the model can choose a safer path.
+    ``duration`` is in seconds. ``redacted`` says known secret values were replaced in ``output``
+    before anyone saw it. ``images`` are sent to the model as image input next to ``output``
+    (which names each of them); the ``tool_result`` event only counts them. The names of the
+    earlier shapes (``tool_use_id``, ``tool_name``, ``content``) are still read, as workflow
+    histories of runs in flight hold them.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    tool_use_id: str
-    tool_name: str
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str = ""
+    name: str = ""
     output: str
     is_error: bool = False
     is_rejected: bool = False
     duration: float = 0.0
     redacted: bool = False
     images: tuple[ImagePart, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_names(cls, data: Any) -> Any:
+        return _renamed(data, {"tool_use_id": "call_id", "tool_name": "name", "content": "output"})
+
+    def for_model(self) -> ToolResult:
+        """The result as a conversation keeps it: what the model sees, without the run's bookkeeping.
+
+        ``is_rejected`` folds into ``is_error``; ``duration`` and ``redacted`` are dropped, so a
+        history rebuilt from the run's events equals the one the session kept.
+        """
+        return ToolResult(
+            call_id=self.call_id,
+            name=self.name,
+            output=self.output,
+            is_error=self.is_error or self.is_rejected,
+            images=self.images,
+        )
+
+
+def _renamed(data: Any, earlier: dict[str, str]) -> Any:
+    """``data`` with the keys of an earlier shape under today's names (other input unchanged)."""
+    if isinstance(data, dict) and not earlier.keys().isdisjoint(data):
+        return {earlier.get(key, key): value for key, value in data.items()}
+    return data

@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from quorum.application.ports.llm import TurnInput, results_message
 from quorum.application.ports.reviewer import ReviewContext
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.messages import Message, ToolResultBlock
+from quorum.domain.messages import Message
 from quorum.domain.policy import PolicyRule, first_match
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
 from quorum.domain.tools import (
@@ -21,7 +21,7 @@ from quorum.domain.tools import (
     ToolCall,
     ToolDefinition,
     ToolParameter,
-    ToolResultMessage,
+    ToolResult,
     ToolSpec,
 )
 
@@ -30,11 +30,13 @@ def text(t: str, *, usage: Usage | None = None, stop: StopReason | None = None) 
     return LlmResponse(content=(TextBlock(text=t),), stop_reason=stop or StopReason.end_turn(), usage=usage or Usage())
 
 
-def calls(*specs: tuple[str, dict[str, Any]] | ToolUseBlock, say: str = "", usage: Usage | None = None) -> LlmResponse:
-    """A response asking for tool calls; ids are c1, c2, … unless a ToolUseBlock is given."""
+def calls(*specs: tuple[str, dict[str, Any]] | ToolCall, say: str = "", usage: Usage | None = None) -> LlmResponse:
+    """A response asking for tool calls; ids are c1, c2, … unless a ToolCall is given."""
     blocks: list[Any] = [TextBlock(text=say)] if say else []
     for i, spec in enumerate(specs, 1):
-        blocks.append(spec if isinstance(spec, ToolUseBlock) else ToolUseBlock(id=f"c{i}", name=spec[0], input=spec[1]))
+        blocks.append(
+            spec if isinstance(spec, ToolCall) else ToolCall(native_id=f"c{i}", name=spec[0], arguments=spec[1])
+        )
     return LlmResponse(content=tuple(blocks), stop_reason=StopReason.tool_use(), usage=usage or Usage())
 
 
@@ -59,32 +61,20 @@ class ScriptedSession:
         self.messages.append(Message(role="assistant", content=response.content))
         return response
 
-    async def send(self, content: str) -> LlmResponse:
-        self.sent.append(("send", content))
-        self.messages.append(Message(role="user", content=(TextBlock(text=content),)))
+    async def request(self, turn: TurnInput) -> LlmResponse:
+        """Record what was sent, as ``(kind, details)``: ``send``, ``send_with_tools`` or ``send_tool_results``."""
+        if turn.results or turn.note:
+            self.sent.append(("send_tool_results", (list(turn.results), turn.tools, turn.note)))
+        elif turn.tools is None:
+            self.sent.append(("send", turn.text))
+        else:
+            self.sent.append(("send_with_tools", (turn.text, list(turn.tools))))
+        self.messages.append(turn.message())
         return await self._next()
 
-    async def send_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> LlmResponse:
-        self.sent.append(("send_with_tools", (content, list(tools))))
-        self.messages.append(Message(role="user", content=(TextBlock(text=content),)))
-        return await self._next()
-
-    async def send_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: Sequence[dict[str, Any]] | None,
-        *,
-        note: str | None = None,
-    ) -> LlmResponse:
-        self.sent.append(("send_tool_results", (list(results), tools, note)))
-        self.record_tool_results(results, note=note)
-        return await self._next()
-
-    def record_tool_results(self, results: Sequence[ToolResultMessage], *, note: str | None = None) -> None:
-        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
-        if note:
-            blocks.append(TextBlock(text=note))
-        self.messages.append(Message(role="user", content=tuple(blocks)))
+    def record(self, results: Sequence[ToolResult]) -> None:
+        if (message := results_message(results)) is not None:
+            self.messages.append(message)
 
     async def _stream(self, response: Awaitable[LlmResponse]) -> AsyncIterator[StreamEvent]:
         done = await response
@@ -93,23 +83,11 @@ class ScriptedSession:
                 for i in range(0, len(block.text), 3):
                     yield StreamTextDelta(text=block.text[i : i + 3])
             else:
-                yield StreamToolCallDelta(index=block_index, id=block.id, name=block.name)
+                yield StreamToolCallDelta(index=block_index, id=block.native_id, name=block.name)
         yield StreamCompleted(response=done)
 
-    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
-        return self._stream(self.send(content))
-
-    def stream_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> AsyncIterator[StreamEvent]:
-        return self._stream(self.send_with_tools(content, tools))
-
-    def stream_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: Sequence[dict[str, Any]] | None,
-        *,
-        note: str | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        return self._stream(self.send_tool_results(results, tools, note=note))
+    def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        return self._stream(self.request(turn))
 
     def history(self) -> list[Message]:
         return list(self.messages)
@@ -126,7 +104,7 @@ class FakeGateway:
         return self.session_obj
 
 
-ToolFn = Callable[[dict[str, Any]], Awaitable[str | ToolOutcome]]
+ToolFn = Callable[[dict[str, Any]], Awaitable[str | ToolResult]]
 
 
 @dataclass
@@ -156,7 +134,7 @@ class FakeTools:
         level = self.risk_overrides.get(call.native_id, tool.risk)
         return RiskAssessment(level=level, reason=f"{tool.name} is {level.value}-risk")
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         self.clearances[call.native_id] = clearance
         self.running += 1
         self.peak = max(self.peak, self.running)
@@ -165,7 +143,7 @@ class FakeTools:
             out = await self.tools[call.name][1](dict(call.arguments))
         finally:
             self.running -= 1
-        return out if isinstance(out, ToolOutcome) else ToolOutcome(output=out)
+        return out if isinstance(out, ToolResult) else ToolResult(output=out)
 
 
 class JsonSchema:

@@ -5,7 +5,7 @@ from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.application.ports.run_store import RunStore
-from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
+from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 
 __all__ = [
@@ -17,6 +17,5 @@ __all__ = [
     "RunObserver",
     "RunStore",
     "ToolExecutor",
-    "ToolOutcome",
     "ToolSchemaPort",
 ]

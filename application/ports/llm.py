@@ -3,26 +3,77 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, TextBlock
 from quorum.domain.streaming import StreamEvent
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolResult
 
 ToolSchemas = Sequence[dict[str, Any]]
 """Provider-neutral tool schemas from a ToolSchemaPort: ``{"name", "description", "input_schema"}``."""
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """What one request sends: the user's text, or the results of the last response's calls.
+
+    Attributes:
+        text: user text (a task, a chat line); unused when ``results`` are sent.
+        results: the results of every call of the last response, in the model's emission order.
+        tools: the tools offered; None asks for an answer without tools (adapters keep the
+            definitions in the request where the API needs them beside a history of calls).
+        note: user text after the results (the turn-limit note).
+
+    Raises:
+        ValueError: both ``text`` and ``results`` are given.
+    """
+
+    text: str = ""
+    results: tuple[ToolResult, ...] = ()
+    tools: ToolSchemas | None = None
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.text and self.results:
+            raise ValueError("a turn sends the user's text or tool results, not both")
+
+    @classmethod
+    def user(cls, text: str, tools: ToolSchemas | None = None) -> TurnInput:
+        """User text, offering ``tools`` (None: no tools)."""
+        return cls(text=text, tools=tools)
+
+    @classmethod
+    def answering(
+        cls, results: Sequence[ToolResult], tools: ToolSchemas | None, *, note: str | None = None
+    ) -> TurnInput:
+        """The results of the last response's calls, then ``note``; ``tools=None`` asks for an answer without tools."""
+        return cls(results=tuple(results), tools=tools, note=note)
+
+    def message(self) -> Message:
+        """The user message this turn adds to a history."""
+        blocks: list[Any] = [r.for_model() for r in self.results]
+        if not self.results and (self.text or not self.note):
+            blocks.append(TextBlock(text=self.text))
+        if self.note:
+            blocks.append(TextBlock(text=self.note))
+        return Message(role="user", content=tuple(blocks))
+
+
+def results_message(results: Sequence[ToolResult]) -> Message | None:
+    """The user message recording ``results`` without a request (None when there are none)."""
+    return TurnInput.answering(results, None).message() if results else None
 
 
 @runtime_checkable
 class LlmSession(Protocol):
     """A conversation with one model; it keeps its own history between calls.
 
-    Every method may raise ``ProviderError`` (after the SDK's own retries). The ``stream_*``
-    methods are async generators yielding text and tool-call deltas as they arrive and, last,
-    exactly one ``StreamCompleted`` whose response equals what the non-streaming method returns.
-    A ``tools`` argument of ``None`` in ``send_tool_results`` asks the model to answer without
-    calling tools (adapters keep definitions in the request where the API needs them).
+    Five members: the model, the history, one request and its streamed twin (the shape of
+    pydantic-ai's ``request``/``request_stream``), and ``record``. ``record`` stays apart because
+    a run that stops (cancelled, timed out, out of budget) must answer its open calls without a
+    request, synchronously, even while being cancelled, so the history stays valid.
     """
 
     @property
@@ -30,52 +81,31 @@ class LlmSession(Protocol):
         """The model name as the provider knows it."""
         ...
 
-    async def send(self, content: str) -> LlmResponse:
-        """Send user text with no tools offered."""
+    def history(self) -> list[Message]:
+        """The conversation so far, provider-neutral (without the system prompt)."""
         ...
 
-    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
-        """Streaming form of ``send``."""
-        ...
+    async def request(self, turn: TurnInput) -> LlmResponse:
+        """Send ``turn`` and return the model's response, which joins the history.
 
-    async def send_with_tools(self, content: str, tools: ToolSchemas) -> LlmResponse:
-        """Send user text and offer ``tools``."""
-        ...
+        The turn's message joins the history before the request is made, so a failed or
+        cancelled request never leaves a tool call without its result.
 
-    def stream_with_tools(self, content: str, tools: ToolSchemas) -> AsyncIterator[StreamEvent]:
-        """Streaming form of ``send_with_tools``."""
-        ...
-
-    async def send_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: ToolSchemas | None,
-        *,
-        note: str | None = None,
-    ) -> LlmResponse:
-        """Send the results of the last response's calls (``note``: user text after them).
-
-        The results join the history before the request is made, so a failed or cancelled request
-        never leaves a tool call without its result.
+        Raises:
+            ProviderError: after the SDK's own retries.
         """
         ...
 
-    def stream_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: ToolSchemas | None,
-        *,
-        note: str | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """Streaming form of ``send_tool_results``."""
+    def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        """Streaming form of ``request``; the turn's message joins the history at once.
+
+        An async generator of text and tool-call deltas as they arrive and, last, exactly one
+        ``StreamCompleted`` whose response equals what ``request`` returns.
+        """
         ...
 
-    def record_tool_results(self, results: Sequence[ToolResultMessage]) -> None:
+    def record(self, results: Sequence[ToolResult]) -> None:
         """Append results to the history without a request (a run stopping keeps history valid)."""
-        ...
-
-    def history(self) -> list[Message]:
-        """The conversation so far, provider-neutral."""
         ...
 
 

@@ -4,23 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict
-
-from quorum.domain.tools import Clearance, ImagePart, RiskAssessment, ToolCall, ToolDefinition, ToolSpec
-
-
-class ToolOutcome(BaseModel):
-    """What a tool produced: its output text, and whether that is an error the model should see.
-
-    ``images`` go to the model as image input next to ``output``, which should name each of them
-    (``ImagePart.describe``); ``[tools] images = "off"`` turns them into notes.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    output: str
-    is_error: bool = False
-    images: tuple[ImagePart, ...] = ()
+from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult, ToolSpec
 
 
 class ToolExecutor(Protocol):
@@ -34,13 +18,13 @@ class ToolExecutor(Protocol):
         """The risk of this particular call (e.g. a read-only shell command is low), and why. Pure."""
         ...
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         """Run one call whose arguments were already validated.
 
         ``clearance`` says how the call got here: ``UNREVIEWED`` (the low-risk path) must run as
         confined as the tool can be (``run_command`` in the sandbox); ``APPROVED`` calls passed a
         review. The default is the confined one, so forgetting it can never loosen anything.
-        Expected failures come back as ``ToolOutcome(is_error=True)``; anything raised is turned
+        Expected failures come back as ``ToolResult(is_error=True)``; anything raised is turned
         into an error result by the caller. Must be cancellable (the caller enforces timeouts).
         """
         ...

@@ -11,10 +11,9 @@ from quorum.application.ports.run_store import RunStore, RunSummary
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunStarted
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import ToolUseBlock
+from quorum.domain.messages import Message
 from quorum.domain.review import ReviewDecision, Verdict, Vote
-from quorum.domain.tools import ToolCall, ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 
 
 class ContinueRequest(BaseModel):
@@ -133,23 +132,14 @@ def open_turn(
     """
     if len(history) < 2 or history[-2].role != "assistant":
         raise UsageError(f"the run log of run {run.run_id} does not end with the turn waiting for approval")
-    calls = [b for b in history[-2].content if isinstance(b, ToolUseBlock)]
-    if not set(pending) <= {call.id for call in calls}:
+    calls = [b for b in history[-2].content if isinstance(b, ToolCall)]
+    if not set(pending) <= {call.native_id for call in calls}:
         raise UsageError(f"the run log of run {run.run_id} does not end with the turn waiting for approval")
     decided = {d.call_id: human_decision(pending[d.call_id], d) for d in decisions}
-    results = [
-        ToolResultMessage(
-            tool_use_id=block.tool_use_id,
-            tool_name=block.tool_name,
-            output=block.content,
-            is_error=block.is_error,
-        )
-        for block in history[-1].content
-        if isinstance(block, ToolResultBlock) and block.tool_use_id not in pending
-    ]
+    results = [b for b in history[-1].content if isinstance(b, ToolResult) and b.call_id not in pending]
     return PendingTurn(
         turn=run.turns,
-        calls=tuple(ToolCall(native_id=c.id, name=c.name, arguments=c.input) for c in calls),
+        calls=tuple(calls),
         results=tuple(results),
         decisions=decided,
         waiting=tuple(p.request for call_id, p in pending.items() if call_id not in decided),

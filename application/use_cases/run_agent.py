@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.deferral import PendingTurn
 from quorum.application.execution import RunRequest, RunResult
-from quorum.application.ports.llm import LlmGateway, LlmSession
+from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
@@ -20,58 +20,28 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.run_context import current_run_events, current_run_id, current_run_model
-from quorum.application.tool_batch import RejectionCounter, ReviewerSpending, ToolBatch, TurnCalls
-from quorum.domain.errors import ProviderError, RunFailure
+from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
+from quorum.application.use_cases import model_request
+from quorum.application.use_cases.run_state import RunState, Stop
+from quorum.domain.errors import RunFailure
 from quorum.domain.events import (
     McpSampling,
     RunEvent,
     RunFinished,
     RunStarted,
     RunStopReason,
-    TextDelta,
     TurnFinished,
     TurnStarted,
 )
-from quorum.domain.responses import LlmResponse, RunUsage, Usage
+from quorum.domain.responses import LlmResponse, Usage
 from quorum.domain.secrets import Redactor
-from quorum.domain.streaming import StreamCompleted, StreamError, StreamEvent, StreamTextDelta
 from quorum.domain.text import valid_unicode
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolDefinition, ToolSpec
+from quorum.domain.tools import RiskAssessment, ToolDefinition, ToolSpec
 
 TURN_LIMIT_NOTE = (
     "The tool turn limit of this run has been reached, so the calls above were not executed. "
     "Do not call tools. Give your best final answer from what you know so far."
 )
-
-
-@dataclass
-class _RunState:
-    run_id: str
-    task: str
-    model_id: str = ""
-    turns: int = 0
-    usage: Usage = field(default_factory=Usage)
-    """The agent model's tokens and MCP servers' sampling (the token budget counts these)."""
-    responses: list[Usage] = field(default_factory=list)
-    """Each response's tokens, priced one by one (prices may depend on a request's size)."""
-    sampled: list[tuple[str, Usage]] = field(default_factory=list)
-    """Each MCP sampling request's model and tokens (``mcp_sampling`` events), priced apart."""
-    reviewers: ReviewerSpending = field(default_factory=ReviewerSpending)
-    last_text: str = ""
-    pending: TurnCalls | None = None
-    offered: ToolSpec = field(default_factory=ToolSpec)
-    reviewers_before: Usage = field(default_factory=Usage)
-    """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
-    cost_before: float | None = 0.0
-    """What the run cost before a continuation (USD), None when unknown."""
-
-
-class _Stop(Exception):
-    """Internal: ends the loop with a stop reason."""
-
-    def __init__(self, reason: RunStopReason, detail: str | None = None) -> None:
-        self.reason = reason
-        self.detail = detail
 
 
 class RunAgent:
@@ -126,10 +96,10 @@ class RunAgent:
             asyncio.CancelledError: when the caller cancels, after ``run_finished``.
         """
         session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
-        state = _RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
+        state = RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_run_model.set(request.model_id)
-        current_run_events.set(lambda event: self._run_event(state, event))
+        current_run_events.set(partial(self._run_event, state))
         resumed = request.resume is not None
         self._observer.on_event(
             RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
@@ -141,27 +111,25 @@ class RunAgent:
         except TimeoutError:
             if not deadline.expired():
                 raise
-            self._close_pending(session, state, f"cancelled: the run timed out after {params.timeout_seconds:g} s")
             reason, detail = RunStopReason.TIMEOUT, f"the run timed out after {params.timeout_seconds:g} s"
+            state.close(session, self._observer, None, f"cancelled: {detail}")
         except asyncio.CancelledError:
-            self._close_pending(session, state, "cancelled: the run was cancelled")
+            state.close(session, self._observer, None, "cancelled: the run was cancelled")
             self._finish(state, RunStopReason.CANCELLED, "the run was cancelled")
             raise
         except RunFailure as failure:
-            self._close_pending(session, state, f"not executed: {failure}")
+            state.close(session, self._observer, None, f"not executed: {failure}")
             reason, detail = RunStopReason.ERROR, str(failure)
         return self._finish(state, reason, detail)
 
-    def _run_event(self, state: _RunState, event: RunEvent) -> None:
+    def _run_event(self, state: RunState, event: RunEvent) -> None:
         """An event adapters emit in this run (``current_run_events``): counted if it spent tokens."""
         if isinstance(event, McpSampling) and event.model and event.usage.total_tokens:
             state.usage = state.usage + event.usage
             state.sampled.append((event.model, event.usage))
         self._observer.on_event(event)
 
-    async def _loop(
-        self, request: RunRequest, session: LlmSession, state: _RunState
-    ) -> tuple[RunStopReason, str | None]:
+    async def _loop(self, request: RunRequest, session: LlmSession, state: RunState) -> Stop:
         params = request.params
         available = await self._executor.list_tools()
         offered = ToolSpec(available.low_risk_tools()) if params.tools == "low_risk_only" else available
@@ -183,28 +151,22 @@ class RunAgent:
             spending=state.reviewers,
         )
         rejections = RejectionCounter(limit=params.max_rejections)
-
-        def first_request(stream: bool) -> Any:
-            if stream:
-                return session.stream_with_tools(request.task, wire_tools)
-            return session.send_with_tools(request.task, wire_tools)
-
-        next_request: Callable[[bool], Any] = first_request
+        turn_input = TurnInput.user(request.task, wire_tools)
         if request.resume is not None:
             settled = await self._settle(request.resume, session, state, batch, rejections, wire_tools)
-            if isinstance(settled, tuple):
+            if not isinstance(settled, TurnInput):
                 return settled
-            next_request = settled
+            turn_input = settled
         while True:
             state.turns += 1
             turn = state.turns
             self._observer.on_event(TurnStarted(turn=turn))
-            response = await self._ask(next_request, params.stream, state)
+            response = await self._ask(session, turn_input, params.stream, state)
             calls = response.tool_calls()
-            stop = self._stop_after_response(request, state, response)
+            stop = state.stop_after(response, params.max_total_tokens)
             if stop is not None:
                 if calls:
-                    self._answer_unexecuted(session, state, TurnCalls(calls), f"not executed: {stop[1]}")
+                    state.close(session, self._observer, TurnCalls(calls), f"not executed: {stop[1]}")
                 self._observer.on_event(TurnFinished(turn=turn))
                 return stop
             if not calls:
@@ -215,35 +177,23 @@ class RunAgent:
             state.pending = pending
             if turn > params.max_tool_turns:
                 return await self._turn_limit(request, session, state, pending)
-
-            def context(
-                tool: ToolDefinition, risk: RiskAssessment, text: str = response.text_content()
-            ) -> ReviewContext:
-                return ReviewContext(
-                    run_id=state.run_id,
-                    task=request.task,
-                    tool=tool,
-                    risk=risk.level,
-                    risk_reason=risk.reason,
-                    assistant_text=text,
-                )
-
+            context = partial(_review_context, state.run_id, request.task, response.text_content())
             await batch.run(pending, review_context=context, rejections=rejections)
             self._observer.on_event(TurnFinished(turn=turn))
             after = self._after_batch(session, state, pending, rejections, wire_tools)
-            if isinstance(after, tuple):
+            if not isinstance(after, TurnInput):
                 return after
-            next_request = after
+            turn_input = after
 
     async def _settle(
         self,
         resume: PendingTurn,
         session: LlmSession,
-        state: _RunState,
+        state: RunState,
         batch: ToolBatch,
         rejections: RejectionCounter,
         wire_tools: list[dict[str, Any]],
-    ) -> tuple[RunStopReason, str | None] | Callable[[bool], Any]:
+    ) -> Stop | TurnInput:
         """Go on with a turn left open by deferred review: apply the decisions, then as after a batch."""
         state.turns = resume.turn
         before = resume.usage_before
@@ -252,7 +202,7 @@ class RunAgent:
         index_of = {call.native_id: index for index, call in enumerate(resume.calls)}
         pending = TurnCalls(
             resume.calls,
-            results={index_of[r.tool_use_id]: r for r in resume.results},
+            results={index_of[r.call_id]: r for r in resume.results},
             announced=set(range(len(resume.calls))),
             waiting={index_of[r.call_id]: r for r in resume.waiting},
         )
@@ -266,16 +216,16 @@ class RunAgent:
     def _after_batch(
         self,
         session: LlmSession,
-        state: _RunState,
+        state: RunState,
         pending: TurnCalls,
         rejections: RejectionCounter,
         wire_tools: list[dict[str, Any]],
-    ) -> tuple[RunStopReason, str | None] | Callable[[bool], Any]:
-        """The stop a batch's outcome calls for, or the request sending its results."""
+    ) -> Stop | TurnInput:
+        """The stop a batch's outcome calls for, or the turn sending its results."""
         if rejections.exhausted:
-            self._answer_missing(state, pending, f"not executed: the run stops after {rejections.limit} rejections")
-            state.pending = None
-            session.record_tool_results(pending.ordered())
+            state.close(
+                session, self._observer, pending, f"not executed: the run stops after {rejections.limit} rejections"
+            )
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"
         waiting = [pending.waiting[i] for i in pending.missing() if i in pending.waiting]
         if waiting:
@@ -283,111 +233,41 @@ class RunAgent:
             state.pending = None
             ids = ", ".join(request.call_id for request in waiting)
             return RunStopReason.AWAITING_APPROVAL, f"{len(waiting)} call(s) wait for a person: {ids}"
-        results = pending.ordered()
+        return TurnInput.answering(pending.ordered(), wire_tools)
 
-        def send_results(stream: bool) -> Any:
-            state.pending = None  # the session owns the results from here on
-            if stream:
-                return session.stream_tool_results(results, wire_tools)
-            return session.send_tool_results(results, wire_tools)
-
-        return send_results
-
-    async def _turn_limit(
-        self, request: RunRequest, session: LlmSession, state: _RunState, pending: TurnCalls
-    ) -> tuple[RunStopReason, str | None]:
+    async def _turn_limit(self, request: RunRequest, session: LlmSession, state: RunState, pending: TurnCalls) -> Stop:
         params = request.params
         detail = f"the tool turn limit ({params.max_tool_turns}) was reached"
         note = f"not executed: {detail}"
         if params.on_turn_limit == "stop":
-            self._answer_unexecuted(session, state, pending, note)
+            state.close(session, self._observer, pending, note)
             self._observer.on_event(TurnFinished(turn=state.turns))
             return RunStopReason.MAX_TURNS, detail
-        self._answer_missing(state, pending, note)
-        results = pending.ordered()
-
-        def summarize(stream: bool) -> Any:
-            state.pending = None
-            if stream:
-                return session.stream_tool_results(results, None, note=TURN_LIMIT_NOTE)
-            return session.send_tool_results(results, None, note=TURN_LIMIT_NOTE)
-
-        response = await self._ask(summarize, params.stream, state)
+        state.answer_missing(pending, self._observer, note)
+        summary = TurnInput.answering(pending.ordered(), None, note=TURN_LIMIT_NOTE)
+        response = await self._ask(session, summary, params.stream, state)
         leftover = response.tool_calls()
         if leftover:  # the model ignored the instruction; keep the history valid all the same
             # Only results are emitted for these: a tool_call event here would be read as part of
             # the turn's first response by anything rebuilding the conversation from the events.
             unannounced = TurnCalls(leftover, announced=set(range(len(leftover))))
-            self._answer_unexecuted(session, state, unannounced, note)
+            state.close(session, self._observer, unannounced, note)
         self._observer.on_event(TurnFinished(turn=state.turns))
         return RunStopReason.MAX_TURNS, detail
 
-    def _stop_after_response(
-        self, request: RunRequest, state: _RunState, response: LlmResponse
-    ) -> tuple[RunStopReason, str] | None:
-        budget = request.params.max_total_tokens
-        if budget is not None and state.usage.total_tokens > budget:
-            return (
-                RunStopReason.MAX_TOKENS,
-                f"the token budget of {budget} was exceeded ({state.usage.total_tokens} used)",
-            )
-        if response.stop_reason.kind == "max_tokens":
-            return RunStopReason.MAX_TOKENS, "the model stopped at its output token limit"
-        return None
-
-    async def _ask(self, make_request: Callable[[bool], Any], stream: bool, state: _RunState) -> LlmResponse:
-        if stream:
-            response = await self._consume(make_request(True))
-        else:
-            response = await make_request(False)
-            if response.text_content():
-                self._observer.on_event(TextDelta(text=response.text_content()))
-        state.usage = state.usage + response.usage
-        state.responses.append(response.usage)
-        if text := response.text_content():
-            state.last_text = text
+    async def _ask(self, session: LlmSession, turn: TurnInput, stream: bool, state: RunState) -> LlmResponse:
+        if turn.results:
+            state.pending = None  # the session owns the results from here on
+        response = await model_request.request(session, turn, stream=stream, observer=self._observer)
+        state.count(response)
         return response
 
-    async def _consume(self, events: AsyncIterator[StreamEvent]) -> LlmResponse:
-        completed: LlmResponse | None = None
-        async for event in events:
-            if isinstance(event, StreamTextDelta):
-                if event.text:
-                    self._observer.on_event(TextDelta(text=event.text))
-            elif isinstance(event, StreamCompleted):
-                completed = event.response
-            elif isinstance(event, StreamError):
-                raise ProviderError(event.message, provider="stream")
-        if completed is None:
-            raise ProviderError("the response stream ended without a complete response", provider="stream")
-        return completed
-
-    def _answer_unexecuted(self, session: LlmSession, state: _RunState, turn: TurnCalls, note: str) -> None:
-        state.pending = turn
-        self._close_pending(session, state, note)
-
-    def _close_pending(self, session: LlmSession, state: _RunState, note: str) -> None:
-        """Give every call of the unfinished turn a result, so the history stays valid."""
-        pending, state.pending = state.pending, None
-        if pending is None:
-            return
-        self._answer_missing(state, pending, note)
-        session.record_tool_results(pending.ordered())
-
-    def _answer_missing(self, state: _RunState, pending: TurnCalls, note: str) -> None:
-        """Give every call without a result an error result, announcing the call first if need be."""
-        for index in pending.missing():
-            if index not in pending.announced:
-                tool = state.offered.get(pending.calls[index].name)
-                pending.announce(index, tool.risk if tool is not None else RiskLevel.HIGH, self._observer)
-            pending.answer(index, note, self._observer, is_error=True)
-
-    def _finish(self, state: _RunState, reason: RunStopReason, detail: str | None) -> RunResult:
+    def _finish(self, state: RunState, reason: RunStopReason, detail: str | None) -> RunResult:
         if detail is not None:
             detail = self._redactor.text(valid_unicode(detail)[0])
         state.last_text = self._redactor.text(valid_unicode(state.last_text)[0])
-        usage = RunUsage.of(state.usage, state.reviewers_before + state.reviewers.total)
-        cost = self._cost(state)
+        usage = state.total_usage()
+        cost = state.cost(self._prices)
         event = RunFinished(
             stop_reason=reason, turns=state.turns, output=state.last_text, usage=usage, detail=detail, cost=cost
         )
@@ -402,19 +282,9 @@ class RunAgent:
             cost=cost,
         )
 
-    def _cost(self, state: _RunState) -> float | None:
-        """The agent's, sampling's and the reviewer models' tokens in USD; None if a price is unknown.
 
-        Each response (each vote for a reviewer, each sampling request) is priced apart, as
-        providers bill requests.
-        """
-        if self._prices is None or state.cost_before is None:
-            return None
-        total = state.cost_before
-        spent = [(state.model_id, usage) for usage in state.responses if usage.total_tokens]
-        for model_id, usage in [*spent, *state.sampled, *state.reviewers.votes]:
-            cost = self._prices.cost(model_id, usage)
-            if cost is None:
-                return None
-            total += cost
-        return round(total, 8)
+def _review_context(run_id: str, task: str, text: str, tool: ToolDefinition, risk: RiskAssessment) -> ReviewContext:
+    """What a reviewer is told about a call of the response whose text is ``text``."""
+    return ReviewContext(
+        run_id=run_id, task=task, tool=tool, risk=risk.level, risk_reason=risk.reason, assistant_text=text
+    )

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from quorum.application.ports.llm import LlmGateway
+from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.run_context import CallActivity, current_call, current_run_events, current_run_model
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.events import McpElicitation, McpLog, McpSampling, RunEvent
@@ -189,7 +189,7 @@ class ClientFeatures:
         system, history, last = _conversation(params)
         try:
             session = self._gateway.session(model, system, history=history)
-            response = await session.send(last)
+            response = await session.request(TurnInput.user(last))
         except Exception as error:  # provider down, unknown model: the server learns why
             why = f"{type(error).__name__}: {error}"
             self._event(

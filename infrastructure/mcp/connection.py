@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolSourceError
 from quorum.domain.events import McpServerEvent
+from quorum.domain.tools import ToolResult
 from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientFeatures
@@ -145,7 +145,7 @@ class McpServerConnection:
                 self.error = f"refreshing the tool list failed: {_describe(error)}"
         return list(self.tools or [])
 
-    async def call(self, tool: str, arguments: dict[str, Any], *, read_only: bool = False) -> ToolOutcome:
+    async def call(self, tool: str, arguments: dict[str, Any], *, read_only: bool = False) -> ToolResult:
         """Call ``tool`` (its original name); every failure becomes an error result, never raised.
 
         ``read_only``: the tool is marked read-only, so it may be sent again after the HTTP
@@ -165,24 +165,24 @@ class McpServerConnection:
             client = self._client if self.state == "running" else None
             generation = self._generation
         if client is None:
-            return ToolOutcome(output=self._unavailable_message(), is_error=True)
+            return ToolResult(output=self._unavailable_message(), is_error=True)
         try:
             result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
         except Exception as error:
             needed, self._needs_login = self._needs_login, None
             if needed is not None:  # the transport closed because the request needs a new login
                 self._mark_dead(f"MCP server {self.name!r} {needed}")
-                return ToolOutcome(output=f"MCP server {self.name!r} {needed}", is_error=True)
+                return ToolResult(output=f"MCP server {self.name!r} {needed}", is_error=True)
             if self._session_lost_in == generation:
                 return await self._after_lost_session(tool, arguments, generation, read_only=read_only)
             if self._connection_lost(error):
                 self._mark_dead(f"the connection was lost during {tool!r}: {_describe(error)}")
-                return ToolOutcome(
+                return ToolResult(
                     output=f"MCP server {self.name!r} died during the call to {tool!r}"
                     f"{self._stderr.suffix()}. It will be restarted once on the next call.",
                     is_error=True,
                 )
-            return ToolOutcome(
+            return ToolResult(
                 output=f"MCP server {self.name!r} failed the call to {tool!r}: {self._explain(error)}",
                 is_error=True,
             )
@@ -191,7 +191,7 @@ class McpServerConnection:
 
     async def _after_lost_session(
         self, tool: str, arguments: dict[str, Any], generation: int, *, read_only: bool
-    ) -> ToolOutcome:
+    ) -> ToolResult:
         """The HTTP server no longer knew the session: re-initialize once, resend only read-only calls."""
         lost = self._http_error or "the server no longer knows the session"
         async with self._lock:
@@ -200,9 +200,9 @@ class McpServerConnection:
                     await self._start_locked(restart=True, why=f"the session was lost ({lost})")
             client = self._client if self.state == "running" else None
         if client is None:
-            return ToolOutcome(output=self._unavailable_message(), is_error=True)
+            return ToolResult(output=self._unavailable_message(), is_error=True)
         if not read_only:
-            return ToolOutcome(
+            return ToolResult(
                 output=f"MCP server {self.name!r} no longer knew this session ({lost}), so {tool!r} was not run. "
                 "The session was re-initialized; the call was not sent again automatically because the tool "
                 "is not read-only. Call it again if it is still needed.",
@@ -211,7 +211,7 @@ class McpServerConnection:
         try:
             result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
         except Exception as error:
-            return ToolOutcome(
+            return ToolResult(
                 output=f"MCP server {self.name!r} failed the call to {tool!r} after re-initializing its "
                 f"session: {self._explain(error)}",
                 is_error=True,

@@ -13,8 +13,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import RiskLevel, ToolDefinition, human_size
+from quorum.domain.tools import RiskLevel, ToolDefinition, ToolResult, human_size
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.results import READ_TOOL, outcome_from_contents
 
@@ -80,25 +79,25 @@ class ResourceReader:
             },
         )
 
-    async def call(self, arguments: Mapping[str, Any]) -> ToolOutcome:
+    async def call(self, arguments: Mapping[str, Any]) -> ToolResult:
         """Read (or list) a server's resources; every failure is an error result, never raised."""
         name = arguments.get("server")
         connection = self._connections.get(name) if isinstance(name, str) else None
         if connection is None or not connection.offers_resources:
             offered = ", ".join(c.name for c in self._readable()) or "(none)"
             problem = f"no MCP server {name!r} with resources; servers with resources: {offered}"
-            return ToolOutcome(output=problem, is_error=True)
+            return ToolResult(output=problem, is_error=True)
         uri = arguments.get("uri")
         try:
             if uri is None or uri == "":
                 resources = await connection.list_resources(LIST_LIMIT + 1)
-                return ToolOutcome(output=_listing(connection.name, resources))
+                return ToolResult(output=_listing(connection.name, resources))
             if not isinstance(uri, str):
-                return ToolOutcome(output="uri must be a string", is_error=True)
+                return ToolResult(output="uri must be a string", is_error=True)
             contents = await connection.read_resource(uri)
         except Exception as error:  # the SDK's MCPError, a lost connection: the model sees why
             problem = f"MCP server {connection.name!r} could not read {uri!r}: {_describe(error)}"
-            return ToolOutcome(output=problem, is_error=True)
+            return ToolResult(output=problem, is_error=True)
         return outcome_from_contents(contents)
 
 

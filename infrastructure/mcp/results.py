@@ -25,16 +25,15 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import ImagePart, human_size
+from quorum.domain.tools import ImagePart, ToolResult, human_size
 from quorum.infrastructure.tools.images import decode_base64, image_part
 
 READ_TOOL = "mcp_read_resource"
 """The built-in tool that reads a resource of a server (see ``resources``)."""
 
 
-def outcome_from_result(result: Any, *, server: str | None = None) -> ToolOutcome:
-    """A ``CallToolResult`` as a ``ToolOutcome``; ``server`` names the server in reading hints.
+def outcome_from_result(result: Any, *, server: str | None = None) -> ToolResult:
+    """A ``CallToolResult`` as a ``ToolResult``; ``server`` names the server in reading hints.
 
     ``isError`` makes an error result.
     """
@@ -49,14 +48,14 @@ def outcome_from_result(result: Any, *, server: str | None = None) -> ToolOutcom
     if structured is not None and not _text_repeats(blocks, structured):
         parts.append("structured content: " + _json(structured))
     output = "\n".join(parts) if parts else "(no output)"
-    return ToolOutcome(output=output, is_error=bool(getattr(result, "is_error", False)), images=tuple(images))
+    return ToolResult(output=output, is_error=bool(getattr(result, "is_error", False)), images=tuple(images))
 
 
-def outcome_from_contents(contents: Iterable[Any]) -> ToolOutcome:
-    """The ``contents`` of a ``ReadResourceResult`` as a ``ToolOutcome`` (text, images, blobs described)."""
+def outcome_from_contents(contents: Iterable[Any]) -> ToolResult:
+    """The ``contents`` of a ``ReadResourceResult`` as a ``ToolResult`` (text, images, blobs described)."""
     images: list[ImagePart] = []
     parts = [_resource_text(item, images) for item in contents]
-    return ToolOutcome(output="\n".join(parts) if parts else "(the resource is empty)", images=tuple(images))
+    return ToolResult(output="\n".join(parts) if parts else "(the resource is empty)", images=tuple(images))
 
 
 def _block_text(block: Any, images: list[ImagePart]) -> str:

@@ -8,11 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import current_run_events, emit_run_event
 from quorum.domain.errors import RequiredToolSourceError
 from quorum.domain.events import McpServerEvent
-from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientSide
@@ -178,12 +177,12 @@ class McpToolSource:
         route = self._routes.get(call.name)
         return route.risk if route is not None else RiskAssessment(level=tool.risk, reason="declared risk")
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         route = self._routes.get(call.name)
         if route is None and call.name == READ_TOOL:
             return await self._resources.call(call.arguments)
         if route is None:
-            return ToolOutcome(output=f"unknown MCP tool {call.name!r}", is_error=True)
+            return ToolResult(output=f"unknown MCP tool {call.name!r}", is_error=True)
         return await route.connection.call(route.original, dict(call.arguments), read_only=route.read_only)
 
     def origin(self, tool_name: str) -> str:

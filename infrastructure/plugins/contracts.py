@@ -12,10 +12,9 @@ from pydantic import BaseModel
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.reviewer import ActionReviewer
 from quorum.application.ports.run_store import RunStore
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.messages import Message
-from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.secrets import KnownSecrets
 
 if TYPE_CHECKING:  # both import feature modules that import plugin machinery: only the types are needed here
@@ -138,7 +137,7 @@ class ToolSource(Protocol):
         """The risk of this call; sources without per-call rules return the tool's default risk."""
         ...
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         """Run one validated call (see ``ToolExecutor.execute``).
 
         ``clearance`` is ``UNREVIEWED`` on the low-risk path and ``APPROVED`` after a review

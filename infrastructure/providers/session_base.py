@@ -1,4 +1,4 @@
-"""What every chat-style provider session shares: history, the seven port methods, error edges.
+"""What every chat-style provider session shares: history, the port's members, error edges.
 
 A concrete session supplies the wire: how one neutral ``Message`` becomes wire messages, how a
 request is made, how a response or a stream becomes an ``LlmResponse``. The neutral history is the
@@ -19,12 +19,12 @@ from contextlib import AbstractAsyncContextManager
 from types import ModuleType
 from typing import Any, Protocol
 
-from quorum.application.ports.llm import ToolSchemas
+from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
 from quorum.domain.errors import ProviderError
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, TextBlock, ToolUseBlock
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse
 from quorum.domain.streaming import StreamCompleted, StreamEvent
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.http_body import (
     ErrorReply,
@@ -93,43 +93,20 @@ class ProviderSession(ABC):
         """The model name as the provider knows it."""
         return self._model
 
-    async def send(self, content: str) -> LlmResponse:
-        """Send user text with no tools offered."""
-        self._append_user_text(content)
-        return await self._complete(None)
+    async def request(self, turn: TurnInput) -> LlmResponse:
+        """Send ``turn`` (its message joins the history first); ``tools=None`` asks for an answer without tools."""
+        self._append(turn.message())
+        return await self._complete(turn.tools)
 
-    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
-        """Streaming form of ``send``."""
-        self._append_user_text(content)
-        return self._stream(None)
+    def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        """Streaming form of ``request``; the turn's message joins the history at once."""
+        self._append(turn.message())
+        return self._stream(turn.tools)
 
-    async def send_with_tools(self, content: str, tools: ToolSchemas) -> LlmResponse:
-        """Send user text and offer ``tools``."""
-        self._append_user_text(content)
-        return await self._complete(tools)
-
-    def stream_with_tools(self, content: str, tools: ToolSchemas) -> AsyncIterator[StreamEvent]:
-        """Streaming form of ``send_with_tools``."""
-        self._append_user_text(content)
-        return self._stream(tools)
-
-    async def send_tool_results(
-        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
-    ) -> LlmResponse:
-        """Send results (they join the history first); ``tools=None`` asks for an answer without tools."""
-        self._record(results, note)
-        return await self._complete(tools)
-
-    def stream_tool_results(
-        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        """Streaming form of ``send_tool_results``; the results join the history at once."""
-        self._record(results, note)
-        return self._stream(tools)
-
-    def record_tool_results(self, results: Sequence[ToolResultMessage]) -> None:
+    def record(self, results: Sequence[ToolResult]) -> None:
         """Append results to the history without a request."""
-        self._record(results, None)
+        if (message := results_message(results)) is not None:
+            self._append(message)
 
     def history(self) -> list[Message]:
         """The conversation so far, provider-neutral (without the system prompt)."""
@@ -174,16 +151,6 @@ class ProviderSession(ABC):
     def _append(self, message: Message) -> None:
         self._messages.append(message)
         self._wire.extend(self._message_to_wire(message))
-
-    def _append_user_text(self, content: str) -> None:
-        self._append(Message(role="user", content=(TextBlock(text=content),)))
-
-    def _record(self, results: Sequence[ToolResultMessage], note: str | None) -> None:
-        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
-        if note:
-            blocks.append(TextBlock(text=note))
-        if blocks:
-            self._append(Message(role="user", content=tuple(blocks)))
 
     def _prepare(self, tools: ToolSchemas | None) -> dict[str, Any]:
         """The request for this turn.
@@ -253,13 +220,13 @@ class ProviderSession(ABC):
         return self._errors.translate(error, self._sdk, mid_stream=mid_stream) or error
 
 
-def require_unique_ids(calls: Sequence[ToolUseBlock]) -> None:
+def require_unique_ids(calls: Sequence[ToolCall]) -> None:
     """Raise MalformedResponse when two tool calls share an id: results are matched by id."""
     seen: set[str] = set()
     for call in calls:
-        if call.id in seen:
-            raise MalformedResponse(f"the tool call id {call.id!r} appears more than once")
-        seen.add(call.id)
+        if call.native_id in seen:
+            raise MalformedResponse(f"the tool call id {call.native_id!r} appears more than once")
+        seen.add(call.native_id)
 
 
 DRAIN_SECONDS = 1.0

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from quorum.application.ports.llm import LlmGateway
+from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
 from quorum.domain.responses import Usage
 from quorum.domain.review import Verdict, Vote
-from quorum.domain.tools import ToolCall, ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.review.prompts import NUDGE, SUBMIT_VERDICT_SCHEMA, read_verdict, review_prompt
 
 
@@ -56,19 +56,18 @@ class ModelVoter:
             prompt = review_prompt(call, context)  # a fresh nonce per session
             session = self._gateway.session(self.model_id, prompt.system)
             tools = [SUBMIT_VERDICT_SCHEMA]
-            response = await session.send_with_tools(prompt.user, tools)
+            response = await session.request(TurnInput.user(prompt.user, tools))
             spent += response.usage
             outcome = read_verdict(response.tool_calls())
             if isinstance(outcome, str):
                 calls = response.tool_calls()
                 if calls:
                     results = [
-                        ToolResultMessage(tool_use_id=c.native_id, tool_name=c.name, output=outcome, is_error=True)
-                        for c in calls
+                        ToolResult(call_id=c.native_id, name=c.name, output=outcome, is_error=True) for c in calls
                     ]
-                    response = await session.send_tool_results(results, tools, note=NUDGE)
+                    response = await session.request(TurnInput.answering(results, tools, note=NUDGE))
                 else:
-                    response = await session.send_with_tools(NUDGE, tools)
+                    response = await session.request(TurnInput.user(NUDGE, tools))
                 spent += response.usage
                 outcome = read_verdict(response.tool_calls())
         except asyncio.CancelledError:

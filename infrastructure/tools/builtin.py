@@ -6,10 +6,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolRefusedError
-from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolParameter
+from quorum.domain.tools import (
+    Clearance,
+    RiskAssessment,
+    RiskLevel,
+    ToolCall,
+    ToolDefinition,
+    ToolParameter,
+    ToolResult,
+)
 from quorum.infrastructure.tools import files, search
 from quorum.infrastructure.tools.blocking import StopFlag, run_blocking
 from quorum.infrastructure.tools.command_launch import CommandLauncher
@@ -163,25 +170,23 @@ class BuiltinToolSource:
             level=tool.risk, reason=f"{call.name} is {'read-only' if tool.risk is LOW else 'a write'}"
         )
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         arguments = dict(call.arguments)
         try:
             if call.name == "run_command":
                 outcome = await self._run_command(arguments, clearance)
             elif call.name in self._blocking:
                 work = self._blocking[call.name]
-                outcome = ToolOutcome(output=await run_blocking(lambda stop: work(arguments, stop)))
+                outcome = ToolResult(output=await run_blocking(lambda stop: work(arguments, stop)))
             else:
-                return ToolOutcome(output=f"unknown built-in tool {call.name!r}", is_error=True)
+                return ToolResult(output=f"unknown built-in tool {call.name!r}", is_error=True)
         except ToolRefusedError as error:
-            return ToolOutcome(output=str(error), is_error=True)
+            return ToolResult(output=str(error), is_error=True)
         except OSError as error:
-            return ToolOutcome(output=f"{call.name} failed: {error.strerror or error}", is_error=True)
-        return ToolOutcome(
-            output=cap_text(outcome.output, self._settings.output_limit_bytes), is_error=outcome.is_error
-        )
+            return ToolResult(output=f"{call.name} failed: {error.strerror or error}", is_error=True)
+        return ToolResult(output=cap_text(outcome.output, self._settings.output_limit_bytes), is_error=outcome.is_error)
 
-    async def _run_command(self, arguments: dict[str, Any], clearance: Clearance) -> ToolOutcome:
+    async def _run_command(self, arguments: dict[str, Any], clearance: Clearance) -> ToolResult:
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             raise ToolRefusedError("command must be a non-empty string")

@@ -12,9 +12,8 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import QuorumError, RequiredToolSourceError
-from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolSpec
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult, ToolSpec
 from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceNotes, ToolSourceOrigins, ToolSourceProblems
 from quorum.infrastructure.tools.images import apply_image_policy
 from quorum.infrastructure.tools.output import cap_text
@@ -109,20 +108,20 @@ class PluginToolExecutor:
         except Exception as error:  # a plugin's bug must not crash the run; fail towards review
             return RiskAssessment(level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})")
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         if self._listed is None:
             await self.listed_tools()
         source = self._routes.get(call.name)
         if source is None:
-            return ToolOutcome(output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True)
+            return ToolResult(output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True)
         try:
             outcome = await source.execute(call, clearance=clearance)
         except QuorumError as error:
-            outcome = ToolOutcome(output=str(error), is_error=True)
+            outcome = ToolResult(output=str(error), is_error=True)
         except Exception as error:
-            outcome = ToolOutcome(output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True)
-        if not isinstance(outcome, ToolOutcome):
-            outcome = ToolOutcome(output=str(outcome))
+            outcome = ToolResult(output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True)
+        if not isinstance(outcome, ToolResult):
+            outcome = ToolResult(output=str(outcome))
         outcome = apply_image_policy(outcome, self._settings.images)  # before the cap: no half base64
         capped = cap_text(outcome.output, self._settings.output_limit_bytes)
         return outcome if capped is outcome.output else outcome.model_copy(update={"output": capped})

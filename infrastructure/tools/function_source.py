@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import current_run_id
-from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.plugins.registries import FunctionTool
 from quorum.infrastructure.tools.tool_context import ToolContext
 
@@ -37,7 +36,7 @@ class FunctionToolSource:
 
     async def execute(
         self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED, context: ToolContext | None = None
-    ) -> ToolOutcome:
+    ) -> ToolResult:
         """Run one call; ``context`` is what a ``ToolContext`` parameter receives.
 
         Without ``context``, the tool gets one built from what this source knows: the call's id,
@@ -45,7 +44,7 @@ class FunctionToolSource:
         """
         entry = self._functions.get(call.name)
         if entry is None:
-            return ToolOutcome(output=f"unknown tool {call.name!r}", is_error=True)
+            return ToolResult(output=f"unknown tool {call.name!r}", is_error=True)
         if context is None:
             run_id = current_run_id.get()
             context = ToolContext.for_call(call.name, call.native_id, run_id=run_id, workspace=self._workspace)

@@ -25,9 +25,8 @@ from typing import Any, Generic, Literal, ParamSpec, TypeVar, overload
 import pydantic_core
 from pydantic import ValidationError
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import InvalidArgumentsError
-from quorum.domain.tools import RiskLevel, ToolDefinition
+from quorum.domain.tools import RiskLevel, ToolDefinition, ToolResult
 from quorum.infrastructure.tools.blocking import run_blocking
 from quorum.infrastructure.tools.docstring_args import parse_docstring
 from quorum.infrastructure.tools.signature_schema import ToolSignature, read_signature
@@ -38,7 +37,7 @@ __all__ = ["Tool", "ToolContext", "call_arguments_function", "encode_result", "t
 P = ParamSpec("P")
 R = TypeVar("R")
 
-ArgumentsFunction = Callable[[dict[str, Any]], "Awaitable[str | ToolOutcome] | str | ToolOutcome"]
+ArgumentsFunction = Callable[[dict[str, Any]], "Awaitable[str | ToolResult] | str | ToolResult"]
 """The older form of a function tool: it receives the arguments dict and returns text."""
 
 
@@ -75,7 +74,7 @@ class Tool(Generic[P, R]):
         """
         return cls(definition, function)  # type: ignore[arg-type]
 
-    async def invoke(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutcome:
+    async def invoke(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolResult:
         """Run one call: validate the arguments, call the function, encode what it returns.
 
         Invalid arguments and a ``timeout`` that ran out come back as error outcomes naming the
@@ -92,7 +91,7 @@ class Tool(Generic[P, R]):
         try:
             keywords = self.signature.bind(arguments, context)
         except InvalidArgumentsError as error:  # worded like the loop's own JSON Schema check
-            return ToolOutcome(output=str(error), is_error=True)
+            return ToolResult(output=str(error), is_error=True)
         deadline = asyncio.timeout(self.timeout)
         try:
             async with deadline:
@@ -101,7 +100,7 @@ class Tool(Generic[P, R]):
             if not deadline.expired():
                 raise  # the function's own TimeoutError: an error like any other
             abandoned = "" if inspect.iscoroutinefunction(self.function) else " (its thread was abandoned)"
-            return ToolOutcome(
+            return ToolResult(
                 output=f"{self.name} timed out after {self.timeout:g} s and was cancelled{abandoned}", is_error=True
             )
         return encode_result(result)
@@ -117,33 +116,33 @@ class Tool(Generic[P, R]):
         return await result if inspect.isawaitable(result) else result
 
 
-def encode_result(value: Any) -> ToolOutcome:
+def encode_result(value: Any) -> ToolResult:
     """What a ``@tool`` function returned, as the model reads it.
 
-    ``str`` as is; a ``ToolOutcome`` as given; anything else as JSON (pydantic models as
+    ``str`` as is; a ``ToolResult`` as given; anything else as JSON (pydantic models as
     ``model_dump(mode="json")`` would give, datetimes in ISO 8601, ``None`` as ``null``).
 
     Raises:
         TypeError: when the value has no JSON form.
     """
-    if isinstance(value, ToolOutcome):
+    if isinstance(value, ToolResult):
         return value
     if isinstance(value, str):
-        return ToolOutcome(output=value)
+        return ToolResult(output=value)
     try:
-        return ToolOutcome(output=pydantic_core.to_json(value).decode())
+        return ToolResult(output=pydantic_core.to_json(value).decode())
     except pydantic_core.PydanticSerializationError as error:
         raise TypeError(f"the tool returned a {type(value).__name__}, which has no JSON form ({error})") from None
 
 
-async def call_arguments_function(function: ArgumentsFunction, arguments: dict[str, Any]) -> ToolOutcome:
+async def call_arguments_function(function: ArgumentsFunction, arguments: dict[str, Any]) -> ToolResult:
     """Call an ``add_tool(definition, function)`` function, sync or async, and normalise its result."""
     result = function(arguments)
     if inspect.isawaitable(result):
         result = await result
-    if isinstance(result, ToolOutcome):
+    if isinstance(result, ToolResult):
         return result
-    return ToolOutcome(output=result if isinstance(result, str) else str(result))
+    return ToolResult(output=result if isinstance(result, str) else str(result))
 
 
 Risk = RiskLevel | Literal["low", "high"]

@@ -14,8 +14,7 @@ import binascii
 import re
 from typing import Literal
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import IMAGE_MEDIA_TYPES, ImagePart, human_size
+from quorum.domain.tools import IMAGE_MEDIA_TYPES, ImagePart, ToolResult, human_size
 
 ImagesMode = Literal["auto", "off"]
 
@@ -127,7 +126,7 @@ def extract_images(text: str) -> tuple[str, list[ImagePart]]:
     return text, images
 
 
-def apply_image_policy(outcome: ToolOutcome, mode: ImagesMode) -> ToolOutcome:
+def apply_image_policy(outcome: ToolResult, mode: ImagesMode) -> ToolResult:
     """``outcome`` as the model may receive it under ``[tools] images = mode``.
 
     Base64 images in the text become parts (``extract_images``); parts appearing twice (a server

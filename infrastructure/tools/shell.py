@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.tools import ToolResult
 from quorum.infrastructure.tools.command_progress import CommandProgress
 
 DEFAULT_TIMEOUT = 60.0
@@ -118,7 +118,7 @@ async def run_command(
     limit_bytes: int,
     env: Mapping[str, str],
     progress: CommandProgress | None = None,
-) -> ToolOutcome:
+) -> ToolResult:
     """Run ``argv`` (e.g. ``[*sandbox, "/bin/sh", "-c", command]``) in ``cwd`` with exactly ``env``.
 
     stdin is empty. The child leads a new process group; on timeout or cancellation the whole group is killed, so
@@ -153,7 +153,7 @@ async def run_command(
             _consume(reporter)
 
 
-async def _finish(process: asyncio.subprocess.Process, out: _Capture, err: _Capture, timeout: float) -> ToolOutcome:
+async def _finish(process: asyncio.subprocess.Process, out: _Capture, err: _Capture, timeout: float) -> ToolResult:
     """Capture ``process``'s output until it exits or ``timeout`` passes, then kill its group (see ``run_command``)."""
     assert process.stdout is not None and process.stderr is not None
     readers = asyncio.ensure_future(asyncio.gather(out.drain(process.stdout), err.drain(process.stderr)))
@@ -186,4 +186,4 @@ async def _finish(process: asyncio.subprocess.Process, out: _Capture, err: _Capt
     parts.append("--- stdout ---\n" + (out.text() if out.total else "(empty)"))
     if err.total:
         parts.append("--- stderr ---\n" + err.text())
-    return ToolOutcome(output="\n".join(parts), is_error=timed_out or process.returncode != 0)
+    return ToolResult(output="\n".join(parts), is_error=timed_out or process.returncode != 0)

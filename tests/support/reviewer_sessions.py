@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock
 from quorum.domain.review import Verdict
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall
 
 Behaviour = Literal["approve", "reject", "error", "timeout", "no_verdict", "late_approve", "bad_verdict"]
 BEHAVIOURS: tuple[Behaviour, ...] = (
@@ -38,7 +39,7 @@ def expected_verdict(behaviour: Behaviour) -> Verdict:
 
 
 def verdict_response(verdict: str, reason: str = "because", call_id: str = "v1") -> LlmResponse:
-    block = ToolUseBlock(id=call_id, name="submit_verdict", input={"verdict": verdict, "reason": reason})
+    block = ToolCall(native_id=call_id, name="submit_verdict", arguments={"verdict": verdict, "reason": reason})
     return LlmResponse(content=(block,), stop_reason=StopReason.tool_use())
 
 
@@ -52,22 +53,11 @@ class BehaviourSession:
 
     model: str = "behaviour"
 
-    async def send_with_tools(self, content: str, tools: Sequence[dict[str, Any]]) -> LlmResponse:
-        self._check_tools(tools)
-        self.requests.append(content)
-        return await self._answer()
-
-    async def send_tool_results(
-        self,
-        results: Sequence[ToolResultMessage],
-        tools: Sequence[dict[str, Any]] | None,
-        *,
-        note: str | None = None,
-    ) -> LlmResponse:
-        assert tools is not None
-        self._check_tools(tools)
-        assert all(r.is_error for r in results)
-        self.requests.append(note or "")
+    async def request(self, turn: TurnInput) -> LlmResponse:
+        assert turn.tools is not None
+        self._check_tools(turn.tools)
+        assert all(r.is_error for r in turn.results)
+        self.requests.append(turn.note or "" if turn.results else turn.text)
         return await self._answer()
 
     def _check_tools(self, tools: Sequence[dict[str, Any]]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from quorum.domain import LlmResponse, StopReason, TextBlock, ToolUseBlock
+from quorum.domain import LlmResponse, StopReason, TextBlock, ToolCall
 from quorum.infrastructure.plugins import ToolRegistry, hookimpl
 from quorum.infrastructure.providers.offline.session import OfflineSession
 from quorum.infrastructure.tools.function_tool import tool
@@ -34,7 +34,7 @@ class EchoSession(OfflineSession):
         offered = {t["name"] for t in tools or ()}
         task = next(b.text for b in self._messages[0].content if isinstance(b, TextBlock))
         if "echo" in offered:
-            call = ToolUseBlock(id="echo_1", name="echo", input={"text": task})
+            call = ToolCall(native_id="echo_1", name="echo", arguments={"text": task})
             return LlmResponse(content=(call,), stop_reason=StopReason.tool_use(), model="echo")
         return LlmResponse.from_text(task, model="echo")
 

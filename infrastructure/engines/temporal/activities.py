@@ -20,22 +20,22 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from quorum.application.ports.approvals import PendingApprovals, PendingCall
-from quorum.application.ports.llm import LlmGateway
+from quorum.application.ports.llm import LlmGateway, ToolSchemas, TurnInput
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import ActionReviewer, CallViewer
 from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunStore
-from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
+from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.use_cases.continue_run import open_turn
 from quorum.domain.errors import QuorumError, UsageError
 from quorum.domain.events import ApprovalRequested, RunEvent, RunStarted, ToolResultEvent
-from quorum.domain.messages import ToolResultBlock
+from quorum.domain.messages import Message
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import TextBlock
 from quorum.domain.review import ReviewDecision
 from quorum.domain.secrets import Redactor
-from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolResultMessage, ToolSpec
+from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolResult, ToolSpec
 from quorum.infrastructure.engines.temporal.messages import (
     CallFacts,
     Claimed,
@@ -188,30 +188,15 @@ class QuorumActivities:
             schemas = None
             if request.tool_names is not None:
                 schemas = [parts.schema.tool_to_schema(t) for t in tools if t.name in request.tool_names]
-            last = history[-1]
             session = parts.gateway.session(request.model_id, request.system_prompt, history=history[:-1])
-            results = [
-                ToolResultMessage(
-                    tool_use_id=b.tool_use_id, tool_name=b.tool_name, output=b.content, is_error=b.is_error
-                )
-                for b in last.content
-                if isinstance(b, ToolResultBlock)
-            ]
-            text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
-            if results:
-                note = "\n\n".join(part for part in (text, request.note or "") if part) or None
-                response = await session.send_tool_results(results, schemas, note=note)
-            elif schemas is None:
-                response = await session.send(text)
-            else:
-                response = await session.send_with_tools(text, schemas)
+            response = await session.request(_sent_by(history[-1], schemas, request.note))
             cost = parts.prices.cost(request.model_id, response.usage) if parts.prices is not None else None
             return ModelReply(response=response, facts=await self._facts(parts, response.tool_calls()), cost=cost)
         except QuorumError as error:
             raise _fail(error) from None
 
     @activity.defn(name="quorum.tool")
-    async def tool(self, request: ToolRequest) -> ToolOutcome:
+    async def tool(self, request: ToolRequest) -> ToolResult:
         """Execute one call (heartbeating, so a lost worker is noticed); the output is redacted here."""
         parts = self._for(request.workspace)
         await self._spec(parts)
@@ -224,9 +209,9 @@ class QuorumActivities:
             async with asyncio.timeout(request.timeout):
                 outcome = await parts.executor.execute(request.call, clearance=request.clearance)
         except TimeoutError:
-            outcome = ToolOutcome(output=f"{request.call.name} timed out after {request.timeout:g} s", is_error=True)
+            outcome = ToolResult(output=f"{request.call.name} timed out after {request.timeout:g} s", is_error=True)
         except QuorumError as error:
-            outcome = ToolOutcome(output=f"{type(error).__name__}: {error}", is_error=True)
+            outcome = ToolResult(output=f"{type(error).__name__}: {error}", is_error=True)
         finally:
             beating.cancel()
         output, _ = parts.redactor.redact(outcome.output)
@@ -303,6 +288,15 @@ class QuorumActivities:
         for parts in self._parts.values():
             await parts.close()
         self._parts.clear()
+
+
+def _sent_by(last: Message, tools: ToolSchemas | None, note: str | None) -> TurnInput:
+    """What the run log's last message sends, as one turn; the workflow's ``note`` follows its results."""
+    results = tuple(b for b in last.content if isinstance(b, ToolResult))
+    text = "\n\n".join(b.text for b in last.content if isinstance(b, TextBlock))
+    if results:
+        return TurnInput.answering(results, tools, note="\n\n".join(p for p in (text, note or "") if p) or None)
+    return TurnInput.user(text, tools)
 
 
 def _unanswered(run_id: str, task: str, events: list[RecordedEvent]) -> dict[str, PendingCall]:

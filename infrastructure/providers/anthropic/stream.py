@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quorum.domain.responses import ContentBlock, LlmResponse, TextBlock, ToolUseBlock, Usage
+from quorum.domain.responses import ContentBlock, LlmResponse, TextBlock, Usage
 from quorum.domain.streaming import StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.tools import ToolCall
 from quorum.infrastructure.providers.anthropic.shapes import (
     BlockDelta,
     BlockStart,
@@ -147,7 +148,9 @@ class MessageStreamAccumulator:
                 value, error, raw = decode_arguments(text)
             else:
                 value, error, raw = block.initial_input, None, None
-            content.append(ToolUseBlock(id=block.id, name=block.name, input=value, input_error=error, raw_input=raw))
+            content.append(
+                ToolCall(native_id=block.id, name=block.name, arguments=value, arguments_error=error, raw_arguments=raw)
+            )
         usage = usage_of(self._input_usage)
         usage = Usage(input_tokens=usage.input_tokens, output_tokens=self._output_tokens)
         return build_response(content, self._stop, self._model, usage)

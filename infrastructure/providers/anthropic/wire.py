@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from quorum.application.ports.llm import ToolSchemas
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.messages import Message
+from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.providers.anthropic.shapes import Message as MessageShape
 from quorum.infrastructure.providers.anthropic.shapes import TextContent, ToolUseContent
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
@@ -36,13 +37,15 @@ def message_to_wire(message: Message) -> list[Wire]:
         if isinstance(block, TextBlock):
             if block.text:
                 blocks.append({"type": "text", "text": block.text})
-        elif isinstance(block, ToolUseBlock):
-            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": dict(block.input)})
-        elif isinstance(block, ToolResultBlock):
+        elif isinstance(block, ToolCall):
+            blocks.append(
+                {"type": "tool_use", "id": block.native_id, "name": block.name, "input": dict(block.arguments)}
+            )
+        elif isinstance(block, ToolResult):
             blocks.append(
                 {
                     "type": "tool_result",
-                    "tool_use_id": block.tool_use_id,
+                    "tool_use_id": block.call_id,
                     "content": _result_content(block),
                     "is_error": block.is_error,
                 }
@@ -54,15 +57,15 @@ def message_to_wire(message: Message) -> list[Wire]:
     return [{"role": message.role, "content": blocks}]
 
 
-def _result_content(block: ToolResultBlock) -> str | list[Wire]:
+def _result_content(block: ToolResult) -> str | list[Wire]:
     """A result's text, or with images a list of a text block and ``image`` blocks (base64 sources).
 
     The Messages API takes images inside ``tool_result`` itself, so the model sees them as the
     call's result.
     """
     if not block.images:
-        return block.content
-    content: list[Wire] = [{"type": "text", "text": block.content}] if block.content else []
+        return block.output
+    content: list[Wire] = [{"type": "text", "text": block.output}] if block.output else []
     content.extend(
         {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
         for image in block.images
@@ -76,9 +79,9 @@ def build_response(content: list[ContentBlock], stop: str | None, model: str | N
     Raises:
         MalformedResponse: two calls share an id (their results could not be told apart).
     """
-    calls = [b for b in content if isinstance(b, ToolUseBlock)]
+    calls = [b for b in content if isinstance(b, ToolCall)]
     require_unique_ids(calls)
-    has_calls = any(isinstance(b, ToolUseBlock) for b in content)
+    has_calls = any(isinstance(b, ToolCall) for b in content)
     return LlmResponse(content=tuple(content), stop_reason=stop_reason(stop, has_calls), model=model, usage=usage)
 
 
@@ -98,7 +101,7 @@ def parse_message(body: dict[str, Any]) -> LlmResponse:
             content.append(TextBlock(text=validated(TextContent, raw, f"the message: content[{index}]").text))
         elif kind == "tool_use":
             call = validated(ToolUseContent, raw, f"the message: content[{index}]")
-            content.append(ToolUseBlock(id=call.id, name=call.name, input=call.input))
+            content.append(ToolCall(native_id=call.id, name=call.name, arguments=call.input))
     return build_response(content, message.stop_reason, message.model or None, usage_of(message.usage))
 
 

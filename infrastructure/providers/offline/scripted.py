@@ -34,11 +34,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.errors import ConfigurationError, ProviderError, UsageError
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.tools import ToolCall
 from quorum.infrastructure.plugins.contracts import ProviderContext
-from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
+from quorum.infrastructure.providers.offline.session import OfflineSession
 
 
 class ScriptedCall(BaseModel):
@@ -141,7 +143,9 @@ class ScriptedSession(OfflineSession):
         self._served += 1
         blocks: list[Any] = [TextBlock(text=turn.text)] if turn.text else []
         for i, call in enumerate(turn.tool_calls, 1):
-            blocks.append(ToolUseBlock(id=call.id or f"call_{self._served}_{i}", name=call.name, input=call.arguments))
+            blocks.append(
+                ToolCall(native_id=call.id or f"call_{self._served}_{i}", name=call.name, arguments=call.arguments)
+            )
         if turn.stop_reason == "max_tokens":
             stop = StopReason.max_tokens()
         elif turn.tool_calls:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
 
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, TextBlock, ToolUseBlock
+from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, TextBlock
 from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
-from quorum.domain.tools import ToolResultMessage
-
-ToolSchemas = Sequence[dict[str, Any]]
+from quorum.domain.tools import ToolCall, ToolResult
 
 
 class OfflineSession:
@@ -37,54 +35,26 @@ class OfflineSession:
         self._messages.append(Message(role="assistant", content=response.content))
         return response
 
-    def _user_text(self, content: str) -> None:
-        self._messages.append(Message(role="user", content=(TextBlock(text=content),)))
+    async def request(self, turn: TurnInput) -> LlmResponse:
+        self._messages.append(turn.message())
+        return self._answer(turn.tools)
 
-    async def send(self, content: str) -> LlmResponse:
-        self._user_text(content)
-        return self._answer(None)
+    def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        self._messages.append(turn.message())
+        return _stream(self._answer(turn.tools))
 
-    async def send_with_tools(self, content: str, tools: ToolSchemas) -> LlmResponse:
-        self._user_text(content)
-        return self._answer(tools)
-
-    async def send_tool_results(
-        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
-    ) -> LlmResponse:
-        self._record(results, note)
-        return self._answer(tools)
-
-    def record_tool_results(self, results: Sequence[ToolResultMessage]) -> None:
-        self._record(results, None)
-
-    def _record(self, results: Sequence[ToolResultMessage], note: str | None) -> None:
-        blocks: list[Any] = [ToolResultBlock.from_result(r) for r in results]
-        if note:
-            blocks.append(TextBlock(text=note))
-        self._messages.append(Message(role="user", content=tuple(blocks)))
-
-    def send_streaming(self, content: str) -> AsyncIterator[StreamEvent]:
-        self._user_text(content)
-        return _stream(self._answer(None))
-
-    def stream_with_tools(self, content: str, tools: ToolSchemas) -> AsyncIterator[StreamEvent]:
-        self._user_text(content)
-        return _stream(self._answer(tools))
-
-    def stream_tool_results(
-        self, results: Sequence[ToolResultMessage], tools: ToolSchemas | None, *, note: str | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        self._record(results, note)
-        return _stream(self._answer(tools))
+    def record(self, results: Sequence[ToolResult]) -> None:
+        if (message := results_message(results)) is not None:
+            self._messages.append(message)
 
     def history(self) -> list[Message]:
         return list(self._messages)
 
-    def last_results(self) -> list[ToolResultBlock]:
+    def last_results(self) -> list[ToolResult]:
         """The tool results of the latest user message (what the model "saw" last)."""
         for message in reversed(self._messages):
             if message.role == "user":
-                return [b for b in message.content if isinstance(b, ToolResultBlock)]
+                return [b for b in message.content if isinstance(b, ToolResult)]
         return []
 
 
@@ -95,6 +65,8 @@ async def _stream(response: LlmResponse) -> AsyncIterator[StreamEvent]:
             words = block.text.split(" ")
             for i, word in enumerate(words):
                 yield StreamTextDelta(text=word if i == len(words) - 1 else word + " ")
-        elif isinstance(block, ToolUseBlock):
-            yield StreamToolCallDelta(index=index, id=block.id, name=block.name, arguments_delta=block.raw_input or "")
+        elif isinstance(block, ToolCall):
+            yield StreamToolCallDelta(
+                index=index, id=block.native_id, name=block.name, arguments_delta=block.raw_arguments or ""
+            )
     yield StreamCompleted(response=response)

@@ -6,10 +6,12 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.tools import ToolCall
 from quorum.infrastructure.plugins.contracts import ProviderContext
-from quorum.infrastructure.providers.offline.session import OfflineSession, ToolSchemas
+from quorum.infrastructure.providers.offline.session import OfflineSession
 
 _PATHISH = ("path", "dir", "directory", "file", "cwd", "folder")
 
@@ -75,17 +77,17 @@ class TestModelSession(OfflineSession):
                 for tool in low:
                     call_id = f"test_{next(self._ids)}"
                     blocks.append(
-                        ToolUseBlock(
-                            id=call_id,
+                        ToolCall(
+                            native_id=call_id,
                             name=tool["name"],
-                            input=example_arguments(tool.get("input_schema") or {}),
+                            arguments=example_arguments(tool.get("input_schema") or {}),
                         )
                     )
                 return LlmResponse(content=tuple(blocks), stop_reason=StopReason.tool_use(), model="test", usage=usage)
         return LlmResponse.from_text(self._summary(tools), model="test", usage=usage)
 
     def _called_tools_yet(self) -> bool:
-        return any(isinstance(b, ToolUseBlock) for m in self._messages if m.role == "assistant" for b in m.content)
+        return any(isinstance(b, ToolCall) for m in self._messages if m.role == "assistant" for b in m.content)
 
     def _summary(self, tools: ToolSchemas | None) -> str:
         results = self.last_results()
@@ -94,9 +96,9 @@ class TestModelSession(OfflineSession):
             return f"Test model: no tool results to report ({offered} tools offered)."
         lines = [f"Test model saw {len(results)} tool results:"]
         for result in results:
-            first = (result.content.strip().splitlines() or [""])[0][:100]
+            first = (result.output.strip().splitlines() or [""])[0][:100]
             status = "error" if result.is_error else "ok"
-            lines.append(f"- {result.tool_name}: {status}: {first}")
+            lines.append(f"- {result.name}: {status}: {first}")
         return "\n".join(lines)
 
 

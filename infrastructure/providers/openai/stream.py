@@ -10,7 +10,7 @@ from quorum.domain.streaming import StreamEvent, StreamTextDelta, StreamToolCall
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.http_body import SseEvent, parse_json, raise_error_object, validated
 from quorum.infrastructure.providers.openai.shapes import Chunk, ToolCallDelta
-from quorum.infrastructure.providers.openai.wire import build_response, tool_use_block
+from quorum.infrastructure.providers.openai.wire import build_response, tool_call
 
 
 @dataclass
@@ -93,5 +93,5 @@ class ChatStreamAccumulator:
         """
         if self._finish_reason is None:
             raise self._errors.incomplete_stream("no finish_reason was received")
-        calls = [tool_use_block(call.id, call.name, "".join(call.arguments)) for _, call in sorted(self._calls.items())]
+        calls = [tool_call(call.id, call.name, "".join(call.arguments)) for _, call in sorted(self._calls.items())]
         return build_response("".join(self._text), calls, self._finish_reason, self._model, self._usage)

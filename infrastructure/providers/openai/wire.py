@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from quorum.application.ports.llm import ToolSchemas
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.messages import Message
+from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
 from quorum.infrastructure.providers.openai.shapes import Completion
 from quorum.infrastructure.providers.session_base import Wire, decode_arguments, require_unique_ids
@@ -46,7 +47,7 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     """
     if message.role == "assistant":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-        calls = [_call_to_wire(b) for b in message.content if isinstance(b, ToolUseBlock)]
+        calls = [_call_to_wire(b) for b in message.content if isinstance(b, ToolCall)]
         if not calls:
             return [{"role": "assistant", "content": text}]
         return [{"role": "assistant", "content": text or None, "tool_calls": calls}]
@@ -54,17 +55,15 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     texts: list[str] = []
     parts: list[Wire] = []
     for block in message.content:
-        if isinstance(block, ToolResultBlock):
-            content = ERROR_PREFIX + block.content if block.is_error else block.content
+        if isinstance(block, ToolResult):
+            content = ERROR_PREFIX + block.output if block.is_error else block.output
             if block.images and not images:
                 content += (
                     f"\n[{len(block.images)} image(s) not shown: this provider is configured with images = false]"
                 )
-            wire.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": content})
+            wire.append({"role": "tool", "tool_call_id": block.call_id, "content": content})
             if block.images and images:
-                parts.append(
-                    {"type": "text", "text": f"From {block.tool_name or 'the tool'} (call {block.tool_use_id}):"}
-                )
+                parts.append({"type": "text", "text": f"From {block.name or 'the tool'} (call {block.call_id}):"})
                 parts.extend(
                     {"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}}
                     for image in block.images
@@ -80,21 +79,21 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     return wire
 
 
-def _call_to_wire(block: ToolUseBlock) -> Wire:
-    arguments = block.raw_input if block.input_error is not None and block.raw_input is not None else None
+def _call_to_wire(block: ToolCall) -> Wire:
+    arguments = block.raw_arguments if block.arguments_error is not None and block.raw_arguments is not None else None
     if arguments is None:
-        arguments = json.dumps(block.input, ensure_ascii=False)
-    return {"id": block.id, "type": "function", "function": {"name": block.name, "arguments": arguments}}
+        arguments = json.dumps(dict(block.arguments), ensure_ascii=False)
+    return {"id": block.native_id, "type": "function", "function": {"name": block.name, "arguments": arguments}}
 
 
-def tool_use_block(call_id: str, name: str, arguments: str) -> ToolUseBlock:
-    """A ToolUseBlock from a call's id, name and argument text (malformed text is flagged)."""
+def tool_call(call_id: str, name: str, arguments: str) -> ToolCall:
+    """A ToolCall from a call's id, name and argument text (malformed text is flagged)."""
     value, error, raw = decode_arguments(arguments)
-    return ToolUseBlock(id=call_id, name=name, input=value, input_error=error, raw_input=raw)
+    return ToolCall(native_id=call_id, name=name, arguments=value, arguments_error=error, raw_arguments=raw)
 
 
 def build_response(
-    text: str, calls: list[ToolUseBlock], finish_reason: str | None, model: str | None, usage: Any
+    text: str, calls: list[ToolCall], finish_reason: str | None, model: str | None, usage: Any
 ) -> LlmResponse:
     """The neutral response; shared by the plain and the streamed path so both agree exactly.
 
@@ -123,7 +122,7 @@ def parse_completion(body: dict[str, Any]) -> LlmResponse:
     completion = validated(Completion, body, "the completion")
     choice = completion.choices[0]
     message = choice.message
-    calls = [tool_use_block(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or ()]
+    calls = [tool_call(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or ()]
     return build_response(message.content or "", calls, choice.finish_reason, completion.model, completion.usage)
 
 

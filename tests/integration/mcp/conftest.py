@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import ToolCall
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
 from tests.support.net import free_port, wait_listening
@@ -22,7 +21,7 @@ def probe(*args: str, **settings: Any) -> McpServerSettings:
     return McpServerSettings(command=sys.executable, args=[str(PROBE), *args], **settings)
 
 
-async def call(source: McpToolSource, tool: str, /, **arguments: Any) -> ToolOutcome:
+async def call(source: McpToolSource, tool: str, /, **arguments: Any) -> ToolResult:
     return await source.execute(ToolCall(native_id="c", name=tool, arguments=arguments))
 
 

@@ -7,11 +7,12 @@ import threading
 
 import pytest
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
 from quorum.domain.streaming import StreamCompleted, StreamTextDelta, StreamToolCallDelta
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from tests.integration.providers.conftest import TOOLS, anthropic_gateway, collect
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.script import Call, Fail, Turn
@@ -26,7 +27,7 @@ async def test_plain_text_request_and_response(ant, ant_server: ScriptedHttpServ
     ant_server.enqueue(Turn(text="Hello there.", usage=(9, 3), model="claude-test-1"))
     session = ant.session("claude-test", "Be brief.")
 
-    response = await session.send("hi")
+    response = await session.request(TurnInput.user("hi"))
 
     request = ant_server.requests[0]
     assert request.path == "/v1/messages"
@@ -50,23 +51,23 @@ async def test_several_tool_calls_then_results_with_is_error(ant, ant_server: Sc
     ant_server.enqueue(TWO_CALLS, Turn(text="Done."))
     session = ant.session("claude-test")
 
-    first = await session.send_with_tools("inspect", TOOLS)
+    first = await session.request(TurnInput.user("inspect", TOOLS))
     results = [
-        ToolResultMessage(tool_use_id="toolu_1", tool_name="read_file", output="contents"),
-        ToolResultMessage(
-            tool_use_id="toolu_2",
-            tool_name="list_dir",
+        ToolResult(call_id="toolu_1", name="read_file", output="contents"),
+        ToolResult(
+            call_id="toolu_2",
+            name="list_dir",
             output="Rejected by review",
             is_error=True,
             is_rejected=True,
         ),
     ]
-    final = await session.send_tool_results(results, TOOLS, note="Keep going.")
+    final = await session.request(TurnInput.answering(results, TOOLS, note="Keep going."))
 
     assert first.content == (
         TextBlock(text="Looking."),
-        ToolUseBlock(id="toolu_1", name="read_file", input={"path": "a.txt"}),
-        ToolUseBlock(id="toolu_2", name="list_dir", input={}),
+        ToolCall(native_id="toolu_1", name="read_file", arguments={"path": "a.txt"}),
+        ToolCall(native_id="toolu_2", name="list_dir", arguments={}),
     )
     assert first.stop_reason == StopReason.tool_use()
     assert ant_server.bodies()[0] == {
@@ -106,9 +107,9 @@ async def test_several_tool_calls_then_results_with_is_error(ant, ant_server: Sc
 async def test_tools_none_keeps_definitions_and_sets_tool_choice_none(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(calls=(Call("toolu_1", "list_dir", {}),)), Turn(text="Summary."))
     session = ant.session("claude-test")
-    await session.send_with_tools("go", TOOLS)
+    await session.request(TurnInput.user("go", TOOLS))
 
-    await session.send_tool_results([ToolResultMessage(tool_use_id="toolu_1", tool_name="list_dir", output="x")], None)
+    await session.request(TurnInput.answering([ToolResult(call_id="toolu_1", name="list_dir", output="x")], None))
 
     body = ant_server.bodies()[1]
     assert body["tool_choice"] == {"type": "none"}
@@ -124,7 +125,7 @@ async def test_max_tokens_and_stop_reasons_are_mapped(ant_server: ScriptedHttpSe
     )
     session = gateway.session("claude-test")
 
-    stops = [(await session.send(t)).stop_reason for t in ("a", "b", "c")]
+    stops = [(await session.request(TurnInput.user(t))).stop_reason for t in ("a", "b", "c")]
 
     await gateway.aclose()
     assert stops == [StopReason.max_tokens(), StopReason.end_turn(), StopReason.other("refusal")]
@@ -137,15 +138,17 @@ async def test_history_from_another_provider_is_continued(ant, ant_server: Scrip
         Message(
             role="assistant",
             content=(
-                ToolUseBlock(id="call_9", name="list_dir", input={}),
-                ToolUseBlock(id="call_10", name="read_file", input={}, input_error="bad json", raw_input="{"),
+                ToolCall(native_id="call_9", name="list_dir", arguments={}),
+                ToolCall(
+                    native_id="call_10", name="read_file", arguments={}, arguments_error="bad json", raw_arguments="{"
+                ),
             ),
         ),
         Message(
             role="user",
             content=(
-                ToolResultBlock(tool_use_id="call_9", content="a b"),
-                ToolResultBlock(tool_use_id="call_10", content="invalid arguments", is_error=True),
+                ToolResult(call_id="call_9", output="a b"),
+                ToolResult(call_id="call_10", output="invalid arguments", is_error=True),
             ),
         ),
         Message(role="assistant", content=()),  # an empty reply: nothing to send for it
@@ -153,7 +156,7 @@ async def test_history_from_another_provider_is_continued(ant, ant_server: Scrip
     ant_server.enqueue(Turn(text="Sure."))
     session = ant.session("claude-test", history=history)
 
-    await session.send("and now?")
+    await session.request(TurnInput.user("and now?"))
 
     assert ant_server.bodies()[0]["messages"] == [
         {"role": "user", "content": "list it"},
@@ -195,19 +198,19 @@ STREAM_CASES = {
 @pytest.mark.parametrize("turn", STREAM_CASES.values(), ids=STREAM_CASES.keys())
 async def test_streamed_response_equals_the_plain_one(ant, ant_server: ScriptedHttpServer, turn: Turn) -> None:
     ant_server.enqueue(turn, turn)
-    plain = await ant.session("claude-test").send_with_tools("go", TOOLS)
+    plain = await ant.session("claude-test").request(TurnInput.user("go", TOOLS))
     streamed_session = ant.session("claude-test")
 
-    events = await collect(streamed_session.stream_with_tools("go", TOOLS))
+    events = await collect(streamed_session.request_stream(TurnInput.user("go", TOOLS)))
 
     assert isinstance(events[-1], StreamCompleted)
     assert events[-1].response == plain
     assert sum(isinstance(e, StreamCompleted) for e in events) == 1
     assert "".join(e.text for e in events if isinstance(e, StreamTextDelta)) == plain.text_content()
-    for index, block in enumerate(b for b in plain.content if isinstance(b, ToolUseBlock)):
+    for index, block in enumerate(b for b in plain.content if isinstance(b, ToolCall)):
         deltas = [e for e in events if isinstance(e, StreamToolCallDelta) and e.index == index]
-        assert deltas[0].id == block.id and deltas[0].name == block.name
-        assert json.loads("".join(d.arguments_delta for d in deltas)) == block.input
+        assert deltas[0].id == block.native_id and deltas[0].name == block.name
+        assert json.loads("".join(d.arguments_delta for d in deltas)) == block.arguments
     assert streamed_session.history()[-1] == Message(role="assistant", content=plain.content)
     body = ant_server.bodies()[1]
     assert body.pop("stream") is True
@@ -217,19 +220,23 @@ async def test_streamed_response_equals_the_plain_one(ant, ant_server: ScriptedH
 async def test_malformed_streamed_arguments_become_a_flagged_call(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(calls=(Call("toolu_1", "read_file", '{"path": "a'),)))
 
-    events = await collect(ant.session("claude-test").stream_with_tools("go", TOOLS))
+    events = await collect(ant.session("claude-test").request_stream(TurnInput.user("go", TOOLS)))
 
     (block,) = events[-1].response.content
-    assert block == ToolUseBlock(
-        id="toolu_1", name="read_file", input={}, input_error=block.input_error, raw_input='{"path": "a'
+    assert block == ToolCall(
+        native_id="toolu_1",
+        name="read_file",
+        arguments={},
+        arguments_error=block.arguments_error,
+        raw_arguments='{"path": "a',
     )
-    assert block.input_error is not None and "not valid JSON" in block.input_error
+    assert block.arguments_error is not None and "not valid JSON" in block.arguments_error
 
 
 async def test_text_deltas_arrive_before_the_response_is_complete(ant, ant_server: ScriptedHttpServer) -> None:
     gate = threading.Event()
     ant_server.enqueue(Turn(text="first part, then the rest", gate=gate, gate_after=4))
-    stream = ant.session("claude-test").send_streaming("go")
+    stream = ant.session("claude-test").request_stream(TurnInput.user("go"))
 
     first = await anext(stream)
     assert isinstance(first, StreamTextDelta)
@@ -245,7 +252,7 @@ async def test_dropped_connection_mid_stream_is_a_provider_error(ant_server: Scr
     session = gateway.session("claude-test")
 
     with pytest.raises(ProviderError, match="lost mid-response") as caught:
-        await collect(session.send_streaming("go"))
+        await collect(session.request_stream(TurnInput.user("go")))
 
     await gateway.aclose()
     assert caught.value.provider == "claude" and caught.value.base_url == ant_server.url
@@ -256,23 +263,23 @@ async def test_dropped_connection_mid_stream_is_a_provider_error(ant_server: Scr
 async def test_stream_without_message_stop_is_a_provider_error(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(text="abc", end_after=4))
     with pytest.raises(ProviderError, match="ended early: message_stop was not received"):
-        await collect(ant.session("claude-test").send_streaming("go"))
+        await collect(ant.session("claude-test").request_stream(TurnInput.user("go")))
 
 
 async def test_tool_results_join_history_before_a_request_fails(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(calls=(Call("toolu_1", "list_dir", {}),)), Fail(400, "bad request"))
     session = ant.session("claude-test")
-    await session.send_with_tools("go", TOOLS)
-    result = ToolResultMessage(tool_use_id="toolu_1", tool_name="list_dir", output="x")
+    await session.request(TurnInput.user("go", TOOLS))
+    result = ToolResult(call_id="toolu_1", name="list_dir", output="x")
 
     with pytest.raises(ProviderError, match="HTTP 400"):
-        await session.send_tool_results([result], TOOLS)
+        await session.request(TurnInput.answering([result], TOOLS))
 
-    assert session.history()[-1] == Message(role="user", content=(ToolResultBlock.from_result(result),))
+    assert session.history()[-1] == Message(role="user", content=(result.for_model(),))
 
 
 async def test_error_event_inside_a_stream_is_a_provider_error(ant, ant_server: ScriptedHttpServer) -> None:
     ant_server.enqueue(Turn(text="some text first", error_after=4))
     with pytest.raises(ProviderError, match="returned an error mid-response: Overloaded") as caught:
-        await collect(ant.session("claude-test").send_streaming("go"))
+        await collect(ant.session("claude-test").request_stream(TurnInput.user("go")))
     assert caught.value.status_code is None

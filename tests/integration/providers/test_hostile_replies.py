@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
 from tests.integration.providers.conftest import TOOLS, anthropic_gateway, collect, openai_gateway
 from tests.support.anthropic_server import anthropic_server
@@ -33,10 +34,10 @@ class Wire:
     release: threading.Event
 
     async def send(self) -> Any:
-        return await self.gateway.session("m").send_with_tools("hi", TOOLS)
+        return await self.gateway.session("m").request(TurnInput.user("hi", TOOLS))
 
     async def stream(self) -> list[Any]:
-        return await collect(self.gateway.session("m").stream_with_tools("hi", TOOLS))
+        return await collect(self.gateway.session("m").request_stream(TurnInput.user("hi", TOOLS)))
 
     def sse(self, *events: dict[str, Any]) -> list[str]:
         """``events`` as the frames of this wire (Anthropic names each event)."""
@@ -177,7 +178,7 @@ async def test_openai_json_of_the_wrong_shape_is_malformed(
     oai_server.enqueue(Raw(200, json.dumps(body).encode()))
     try:
         with pytest.raises(ProviderError, match=f"malformed response from provider 'local': .*{expected}"):
-            await gateway.session("m").send_with_tools("hi", TOOLS)
+            await gateway.session("m").request(TurnInput.user("hi", TOOLS))
     finally:
         await gateway.aclose()
 
@@ -194,7 +195,7 @@ async def test_anthropic_json_of_the_wrong_shape_is_malformed(
     ant_server.enqueue(Raw(200, json.dumps(body).encode()))
     try:
         with pytest.raises(ProviderError, match=f"malformed response from provider 'claude': .*{expected}"):
-            await gateway.session("m").send_with_tools("hi", TOOLS)
+            await gateway.session("m").request(TurnInput.user("hi", TOOLS))
     finally:
         await gateway.aclose()
 
@@ -317,9 +318,9 @@ async def test_openai_stream_chunks_of_the_wrong_shape(oai_server: ScriptedHttpS
     )
     try:
         with pytest.raises(ProviderError, match=r"a stream chunk: choices: input should be a valid list \(got null\)"):
-            await collect(gateway.session("m").stream_with_tools("hi", TOOLS))
+            await collect(gateway.session("m").request_stream(TurnInput.user("hi", TOOLS)))
         with pytest.raises(ProviderError, match=r"delta\.tool_calls\[0\]\.id: input should be a valid string"):
-            await collect(gateway.session("m").stream_with_tools("hi", TOOLS))
+            await collect(gateway.session("m").request_stream(TurnInput.user("hi", TOOLS)))
     finally:
         await gateway.aclose()
 
@@ -341,7 +342,7 @@ async def test_anthropic_tool_input_of_the_wrong_shape_in_a_stream(ant_server: S
     ant_server.enqueue(SseRaw((f"event: content_block_start\ndata: {json.dumps(start)}\n\n",)))
     try:
         with pytest.raises(ProviderError, match=r"content_block\[0\]: input: input should be a valid dictionary"):
-            await collect(gateway.session("m").stream_with_tools("hi", TOOLS))
+            await collect(gateway.session("m").request_stream(TurnInput.user("hi", TOOLS)))
     finally:
         await gateway.aclose()
 
@@ -354,7 +355,7 @@ async def test_a_retry_after_over_the_limit_is_not_waited_for(wire: Wire, wait: 
         with pytest.raises(
             ProviderError, match=rf"\(HTTP 429\) after 0 retries: Retry-After {wait} s exceeds the limit of 60 s: quota"
         ):
-            await gateway.session("m").send("hi")
+            await gateway.session("m").request(TurnInput.user("hi"))
     finally:
         await gateway.aclose()
     assert len(wire.server.requests) == 1
@@ -369,6 +370,6 @@ async def test_retries_made_are_counted_not_assumed(wire: Wire) -> None:
     )
     try:
         with pytest.raises(ProviderError, match=r"failed with HTTP 503 after 1 retries: busy"):
-            await gateway.session("m").send("hi")
+            await gateway.session("m").request(TurnInput.user("hi"))
     finally:
         await gateway.aclose()

@@ -8,6 +8,7 @@ import threading
 import pytest
 from pydantic import ValidationError
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ConfigurationError, ProviderError
 from quorum.infrastructure.providers.openai import OpenAIChatGateway, OpenAISettings
 from tests.integration.providers.conftest import TOOLS, collect, openai_gateway
@@ -19,7 +20,7 @@ async def test_401_names_the_key_variable_and_keeps_the_facts(oai, oai_server: S
     oai_server.enqueue(Fail(401, "Incorrect API key provided"))
 
     with pytest.raises(ProviderError) as caught:
-        await oai.session("gpt-test").send("hi")
+        await oai.session("gpt-test").request(TurnInput.user("hi"))
 
     error = caught.value
     assert str(error).startswith("invalid or missing API key for provider 'local' (set OPENAI_API_KEY")
@@ -31,14 +32,14 @@ async def test_401_names_the_key_variable_and_keeps_the_facts(oai, oai_server: S
 async def test_403_in_a_stream_request_is_the_key_message_too(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Fail(403, "forbidden"))
     with pytest.raises(ProviderError, match="invalid or missing API key") as caught:
-        await collect(oai.session("gpt-test").stream_with_tools("hi", TOOLS))
+        await collect(oai.session("gpt-test").request_stream(TurnInput.user("hi", TOOLS)))
     assert caught.value.status_code == 403
 
 
 async def test_404_names_the_model(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Fail(404, "The model `gpt-nope` does not exist"))
     with pytest.raises(ProviderError, match=r"model 'gpt-nope' not found at provider 'local'") as caught:
-        await oai.session("gpt-nope").send("hi")
+        await oai.session("gpt-nope").request(TurnInput.user("hi"))
     assert caught.value.status_code == 404
 
 
@@ -46,7 +47,7 @@ async def test_429_then_success_is_retried_by_the_sdk(oai_server: ScriptedHttpSe
     gateway = openai_gateway(oai_server, max_retries=2)
     oai_server.enqueue(Fail(429, "slow down", headers={"retry-after-ms": "10"}), Turn(text="fine"))
 
-    response = await gateway.session("gpt-test").send("hi")
+    response = await gateway.session("gpt-test").request(TurnInput.user("hi"))
 
     await gateway.aclose()
     assert response.text_content() == "fine"
@@ -60,7 +61,7 @@ async def test_429_after_retries_says_rate_limited(oai_server: ScriptedHttpServe
     oai_server.enqueue(*[Fail(429, "quota", headers={"retry-after-ms": "5"})] * 2)
 
     with pytest.raises(ProviderError, match=r"rate-limiting requests \(HTTP 429\) after 1 retries: quota") as caught:
-        await gateway.session("gpt-test").send("hi")
+        await gateway.session("gpt-test").request(TurnInput.user("hi"))
 
     await gateway.aclose()
     assert caught.value.status_code == 429
@@ -71,7 +72,7 @@ async def test_500_after_retries(oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(*[Fail(500, "boom", headers={"retry-after-ms": "5"})] * 2)
 
     with pytest.raises(ProviderError, match=r"failed with HTTP 500 after 1 retries: boom") as caught:
-        await collect(gateway.session("gpt-test").send_streaming("hi"))
+        await collect(gateway.session("gpt-test").request_stream(TurnInput.user("hi")))
 
     await gateway.aclose()
     assert caught.value.status_code == 500
@@ -86,7 +87,7 @@ async def test_connection_refused_names_the_base_url() -> None:
     gateway = OpenAIChatGateway("local", OpenAISettings(base_url=base_url, max_retries=0), {})
 
     with pytest.raises(ProviderError, match=rf"cannot connect to provider 'local' at {base_url}") as caught:
-        await gateway.session("m").send("hi")
+        await gateway.session("m").request(TurnInput.user("hi"))
 
     await gateway.aclose()
     assert caught.value.status_code is None and caught.value.base_url == base_url
@@ -95,7 +96,7 @@ async def test_connection_refused_names_the_base_url() -> None:
 async def test_server_closing_without_a_response_names_the_base_url(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Disconnect())
     with pytest.raises(ProviderError, match=r"cannot connect to provider 'local' at http://127\.0\.0\.1"):
-        await oai.session("m").send("hi")
+        await oai.session("m").request(TurnInput.user("hi"))
 
 
 async def test_timeout_names_the_base_url_and_the_limit(oai_server: ScriptedHttpServer) -> None:
@@ -104,7 +105,7 @@ async def test_timeout_names_the_base_url_and_the_limit(oai_server: ScriptedHttp
     oai_server.enqueue(Hang(release))
     try:
         with pytest.raises(ProviderError, match=r"timed out after 0\.2 s") as caught:
-            await gateway.session("m").send("hi")
+            await gateway.session("m").request(TurnInput.user("hi"))
     finally:
         release.set()
         await gateway.aclose()
@@ -129,7 +130,7 @@ async def test_key_and_base_url_come_from_the_given_environment(oai_server: Scri
     gateway = OpenAIChatGateway("openai", OpenAISettings(max_retries=0), env)
     oai_server.enqueue(Turn(text="ok"))
 
-    await gateway.session("m").send("hi")
+    await gateway.session("m").request(TurnInput.user("hi"))
 
     await gateway.aclose()
     assert oai_server.requests[0].headers["authorization"] == "Bearer sk-from-env"
@@ -142,7 +143,7 @@ async def test_local_server_without_key_gets_a_placeholder_and_extra_headers(
     gateway = OpenAIChatGateway("ollama", settings, {})
     oai_server.enqueue(Turn(text="ok"))
 
-    await gateway.session("llama3").send("hi")
+    await gateway.session("llama3").request(TurnInput.user("hi"))
 
     await gateway.aclose()
     request = oai_server.requests[0]

@@ -6,11 +6,12 @@ import threading
 
 import pytest
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock, Usage
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
 from quorum.domain.streaming import StreamCompleted, StreamTextDelta, StreamToolCallDelta
-from quorum.domain.tools import ToolResultMessage
+from quorum.domain.tools import ToolCall, ToolResult
 from tests.integration.providers.conftest import TOOLS, collect, openai_gateway
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.script import Call, Fail, Turn
@@ -48,7 +49,7 @@ async def test_plain_text_request_and_response(oai, oai_server: ScriptedHttpServ
     oai_server.enqueue(Turn(text="Hello there.", usage=(9, 3), model="gpt-test-1"))
     session = oai.session("gpt-test", "Be brief.")
 
-    response = await session.send("hi")
+    response = await session.request(TurnInput.user("hi"))
 
     assert oai_server.requests[0].path == "/v1/chat/completions"
     assert oai_server.requests[0].headers["authorization"] == "Bearer sk-test"
@@ -72,17 +73,17 @@ async def test_several_tool_calls_then_results_round_trip_ids(oai, oai_server: S
     oai_server.enqueue(TWO_CALLS, Turn(text="Done."))
     session = oai.session("gpt-test")
 
-    first = await session.send_with_tools("inspect", TOOLS)
+    first = await session.request(TurnInput.user("inspect", TOOLS))
     results = [
-        ToolResultMessage(tool_use_id="call_1", tool_name="read_file", output="contents"),
-        ToolResultMessage(tool_use_id="call_2", tool_name="list_dir", output="denied", is_error=True),
+        ToolResult(call_id="call_1", name="read_file", output="contents"),
+        ToolResult(call_id="call_2", name="list_dir", output="denied", is_error=True),
     ]
-    final = await session.send_tool_results(results, TOOLS, note="Keep going.")
+    final = await session.request(TurnInput.answering(results, TOOLS, note="Keep going."))
 
     assert first.content == (
         TextBlock(text="Looking."),
-        ToolUseBlock(id="call_1", name="read_file", input={"path": "a.txt"}),
-        ToolUseBlock(id="call_2", name="list_dir", input={}),
+        ToolCall(native_id="call_1", name="read_file", arguments={"path": "a.txt"}),
+        ToolCall(native_id="call_2", name="list_dir", arguments={}),
     )
     assert first.stop_reason == StopReason.tool_use()
     assert [c.native_id for c in first.tool_calls()] == ["call_1", "call_2"]
@@ -120,10 +121,10 @@ async def test_several_tool_calls_then_results_round_trip_ids(oai, oai_server: S
 async def test_tools_none_keeps_definitions_and_switches_tool_use_off(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(calls=(Call("call_1", "list_dir", {}),)), Turn(text="Summary."))
     session = oai.session("gpt-test")
-    await session.send_with_tools("go", TOOLS)
+    await session.request(TurnInput.user("go", TOOLS))
 
-    await session.send_tool_results(
-        [ToolResultMessage(tool_use_id="call_1", tool_name="list_dir", output="x")], None, note="Answer now."
+    await session.request(
+        TurnInput.answering([ToolResult(call_id="call_1", name="list_dir", output="x")], None, note="Answer now.")
     )
 
     body = oai_server.bodies()[1]
@@ -145,22 +146,21 @@ async def test_malformed_arguments_become_a_flagged_call_and_go_back_verbatim(
     )
     session = oai.session("gpt-test")
 
-    response = await session.send_with_tools("go", TOOLS)
+    response = await session.request(TurnInput.user("go", TOOLS))
 
     broken, not_object = response.content
-    assert isinstance(broken, ToolUseBlock) and isinstance(not_object, ToolUseBlock)
-    assert broken.input == {} and broken.raw_input == '{"path": "a.txt"'
-    assert broken.input_error is not None and "not valid JSON" in broken.input_error
-    assert not_object.input == {} and not_object.raw_input == "[1]"
-    assert not_object.input_error == "the arguments must be a JSON object, got list"
+    assert isinstance(broken, ToolCall) and isinstance(not_object, ToolCall)
+    assert broken.arguments == {} and broken.raw_arguments == '{"path": "a.txt"'
+    assert broken.arguments_error is not None and "not valid JSON" in broken.arguments_error
+    assert not_object.arguments == {} and not_object.raw_arguments == "[1]"
+    assert not_object.arguments_error == "the arguments must be a JSON object, got list"
     call = response.tool_calls()[0]
-    assert call.arguments_error == broken.input_error and call.raw_arguments == '{"path": "a.txt"'
+    assert call.arguments_error == broken.arguments_error and call.raw_arguments == '{"path": "a.txt"'
 
     results = [
-        ToolResultMessage(tool_use_id=i, tool_name="read_file", output="bad arguments", is_error=True)
-        for i in ("call_1", "call_2")
+        ToolResult(call_id=i, name="read_file", output="bad arguments", is_error=True) for i in ("call_1", "call_2")
     ]
-    await session.send_tool_results(results, TOOLS)
+    await session.request(TurnInput.answering(results, TOOLS))
     sent_calls = oai_server.bodies()[1]["messages"][1]["tool_calls"]
     assert [c["function"]["arguments"] for c in sent_calls] == ['{"path": "a.txt"', "[1]"]
 
@@ -170,18 +170,18 @@ async def test_history_from_another_provider_is_continued(oai, oai_server: Scrip
         Message(role="user", content=(TextBlock(text="list it"),)),
         Message(
             role="assistant",
-            content=(TextBlock(text=""), ToolUseBlock(id="toolu_9", name="list_dir", input={"deep": True})),
+            content=(TextBlock(text=""), ToolCall(native_id="toolu_9", name="list_dir", arguments={"deep": True})),
         ),
         Message(
             role="user",
-            content=(ToolResultBlock(tool_use_id="toolu_9", tool_name="list_dir", content="a b", is_error=False),),
+            content=(ToolResult(call_id="toolu_9", name="list_dir", output="a b", is_error=False),),
         ),
         Message(role="assistant", content=(TextBlock(text="Two files."),)),
     ]
     oai_server.enqueue(Turn(text="Sure."))
     session = oai.session("gpt-test", "sys", history=history)
 
-    await session.send("and now?")
+    await session.request(TurnInput.user("and now?"))
 
     assert oai_server.bodies()[0]["messages"] == [
         {"role": "system", "content": "sys"},
@@ -204,11 +204,11 @@ async def test_history_from_another_provider_is_continued(oai, oai_server: Scrip
     assert session.history()[:4] == history
 
 
-def test_record_tool_results_joins_history_without_a_request(oai, oai_server: ScriptedHttpServer) -> None:
+def test_record_joins_history_without_a_request(oai, oai_server: ScriptedHttpServer) -> None:
     session = oai.session("gpt-test")
-    session.record_tool_results([ToolResultMessage(tool_use_id="c", tool_name="t", output="not executed")])
+    session.record([ToolResult(call_id="c", name="t", output="not executed")])
     assert session.history() == [
-        Message(role="user", content=(ToolResultBlock(tool_use_id="c", tool_name="t", content="not executed"),))
+        Message(role="user", content=(ToolResult(call_id="c", name="t", output="not executed"),))
     ]
     assert oai_server.requests == []
 
@@ -228,10 +228,10 @@ STREAM_CASES = {
 @pytest.mark.parametrize("turn", STREAM_CASES.values(), ids=STREAM_CASES.keys())
 async def test_streamed_response_equals_the_plain_one(oai, oai_server: ScriptedHttpServer, turn: Turn) -> None:
     oai_server.enqueue(turn, turn)
-    plain = await oai.session("gpt-test").send_with_tools("go", TOOLS)
+    plain = await oai.session("gpt-test").request(TurnInput.user("go", TOOLS))
     streamed_session = oai.session("gpt-test")
 
-    events = await collect(streamed_session.stream_with_tools("go", TOOLS))
+    events = await collect(streamed_session.request_stream(TurnInput.user("go", TOOLS)))
 
     assert isinstance(events[-1], StreamCompleted)
     assert events[-1].response == plain
@@ -240,10 +240,10 @@ async def test_streamed_response_equals_the_plain_one(oai, oai_server: ScriptedH
     assert texts == plain.text_content()
     if turn.text:
         assert sum(isinstance(e, StreamTextDelta) for e in events) > 1  # pieces, not one blob
-    for index, block in enumerate(b for b in plain.content if isinstance(b, ToolUseBlock)):
+    for index, block in enumerate(b for b in plain.content if isinstance(b, ToolCall)):
         deltas = [e for e in events if isinstance(e, StreamToolCallDelta) and e.index == index]
-        assert deltas[0].id == block.id and deltas[0].name == block.name
-        assert "".join(d.arguments_delta for d in deltas) == (block.raw_input or _dumps(block.input))
+        assert deltas[0].id == block.native_id and deltas[0].name == block.name
+        assert "".join(d.arguments_delta for d in deltas) == (block.raw_arguments or _dumps(block.arguments))
     assert streamed_session.history()[-1] == Message(role="assistant", content=plain.content)
     body = oai_server.bodies()[1]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
@@ -259,7 +259,7 @@ def _dumps(value: object) -> str:
 async def test_text_deltas_arrive_before_the_response_is_complete(oai, oai_server: ScriptedHttpServer) -> None:
     gate = threading.Event()
     oai_server.enqueue(Turn(text="first part, then the rest", gate=gate, gate_after=3))
-    stream = oai.session("gpt-test").send_streaming("go")
+    stream = oai.session("gpt-test").request_stream(TurnInput.user("go"))
 
     first = await anext(stream)
     assert isinstance(first, StreamTextDelta)
@@ -273,13 +273,13 @@ async def test_text_deltas_arrive_before_the_response_is_complete(oai, oai_serve
 async def test_tool_results_join_history_before_a_streamed_request_fails(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(calls=(Call("call_1", "list_dir", {}),)), Fail(400, "bad request"))
     session = oai.session("gpt-test")
-    await session.send_with_tools("go", TOOLS)
-    result = ToolResultMessage(tool_use_id="call_1", tool_name="list_dir", output="x")
+    await session.request(TurnInput.user("go", TOOLS))
+    result = ToolResult(call_id="call_1", name="list_dir", output="x")
 
     with pytest.raises(ProviderError, match="HTTP 400"):
-        await collect(session.stream_tool_results([result], TOOLS))
+        await collect(session.request_stream(TurnInput.answering([result], TOOLS)))
 
-    assert session.history()[-1] == Message(role="user", content=(ToolResultBlock.from_result(result),))
+    assert session.history()[-1] == Message(role="user", content=(result.for_model(),))
 
 
 async def test_dropped_connection_mid_stream_is_a_provider_error(oai_server: ScriptedHttpServer) -> None:
@@ -289,7 +289,7 @@ async def test_dropped_connection_mid_stream_is_a_provider_error(oai_server: Scr
     events: list[object] = []
 
     with pytest.raises(ProviderError) as caught:
-        async for event in session.send_streaming("go"):
+        async for event in session.request_stream(TurnInput.user("go")):
             events.append(event)
 
     await gateway.aclose()
@@ -305,10 +305,10 @@ async def test_stream_ending_without_finish_reason_is_a_provider_error(oai, oai_
     oai_server.enqueue(Turn(text="abc", end_after=2))  # a clean end of the body after two text chunks
 
     with pytest.raises(ProviderError, match="ended early: no finish_reason"):
-        await collect(oai.session("gpt-test").send_streaming("go"))
+        await collect(oai.session("gpt-test").request_stream(TurnInput.user("go")))
 
 
 async def test_error_event_inside_a_stream_is_a_provider_error(oai, oai_server: ScriptedHttpServer) -> None:
     oai_server.enqueue(Turn(text="some text first", error_after=3))
     with pytest.raises(ProviderError, match="returned an error mid-response: the server had an error mid-stream"):
-        await collect(oai.session("gpt-test").send_streaming("go"))
+        await collect(oai.session("gpt-test").request_stream(TurnInput.user("go")))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from quorum.application.execution import ExecutionParams, RunRequest
+from quorum.application.ports.llm import TurnInput
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
@@ -127,7 +128,7 @@ async def test_a_run_started_on_openai_continues_on_anthropic(
     history = opened[0].history()
 
     follow_up = second.session("claude-x", history=history)
-    await follow_up.send("Sure?")
+    await follow_up.request(TurnInput.user("Sure?"))
 
     await first.aclose()
     await second.aclose()

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.streaming import StreamCompleted, StreamTextDelta
 from tests.integration.providers.conftest import TOOLS, anthropic_gateway, openai_gateway
 from tests.support.anthropic_server import anthropic_server
@@ -46,8 +47,8 @@ async def _both(kind: str, server: ScriptedHttpServer, turn: Turn) -> tuple[Any,
     gateway = openai_gateway(server) if kind == "openai" else anthropic_gateway(server)
     server.enqueue(turn, turn)
     try:
-        plain = await gateway.session("m").send_with_tools("go", TOOLS)
-        events = [e async for e in gateway.session("m").stream_with_tools("go", TOOLS)]
+        plain = await gateway.session("m").request(TurnInput.user("go", TOOLS))
+        events = [e async for e in gateway.session("m").request_stream(TurnInput.user("go", TOOLS))]
     finally:
         await gateway.aclose()
     return plain, events

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quorum.application.execution import RunRequest
+from quorum.application.ports.llm import TurnInput
 from quorum.application.review_gate import ReviewGate
 from quorum.application.run_context import CallActivity, current_call
 from quorum.application.use_cases.run_agent import RunAgent
@@ -56,7 +57,7 @@ class ChainGateway:
         gateway = self
 
         class Session:
-            async def send_with_tools(self, content: str, tools: Any) -> LlmResponse:
+            async def request(self, turn: TurnInput) -> LlmResponse:
                 previous = gateway.after.get(model_id)
                 if previous is not None:
                     await gateway.observer.saw(previous).wait()

@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.responses import LlmResponse
 from quorum.domain.review import QuorumRule, Verdict
 from quorum.infrastructure.review.prompts import read_verdict, reviewer_system_prompt
@@ -27,8 +28,8 @@ class BarrierGateway:
         gateway = self
 
         class Session:
-            async def send_with_tools(self, content: str, tools: Any) -> LlmResponse:
-                gateway.prompts.append((system_prompt, content))
+            async def request(self, turn: TurnInput) -> LlmResponse:
+                gateway.prompts.append((system_prompt, turn.text))
                 async with asyncio.timeout(10):  # a serial panel would never fill the barrier
                     await gateway.barrier.wait()
                 return verdict_response("approve", f"{model_id} agrees")

@@ -16,8 +16,8 @@ import pytest
 from quorum.application.history import INTERRUPTED_RESULT, join_histories, unanswered_calls
 from quorum.application.ports.run_store import RecordedEvent, RunHeader
 from quorum.domain.events import RunFinished, RunStopReason, TextDelta, TurnStarted
-from quorum.domain.messages import ToolResultBlock
 from quorum.domain.responses import Usage
+from quorum.domain.tools import ToolResult
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
 from tests.integration.storage.conftest import Backend, RecordedRun
@@ -84,7 +84,7 @@ async def test_a_sigkilled_run_is_readable_up_to_its_last_event_and_can_be_resum
     history = store.load_history("victim-0")
     assert unanswered_calls(history) == []
     assert history[-1].content == (
-        ToolResultBlock(tool_use_id="c1", tool_name="rendezvous", content=INTERRUPTED_RESULT, is_error=True),
+        ToolResult(call_id="c1", name="rendezvous", output=INTERRUPTED_RESULT, is_error=True),
     )
 
     resumed = RecordedRun(store)

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import RiskLevel, ToolCall
+from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 from quorum.infrastructure.tools.builtin import BUILTIN_TOOLS, BuiltinToolSource
 
 
-async def run(source: BuiltinToolSource, name: str, **arguments: object) -> ToolOutcome:
+async def run(source: BuiltinToolSource, name: str, **arguments: object) -> ToolResult:
     return await source.execute(ToolCall(native_id="c", name=name, arguments=arguments))
 
 

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import ToolCall
+from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.tools import atomic_write, search
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag, Stopped
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
@@ -22,7 +21,7 @@ from quorum.infrastructure.tools.read_lines import read_lines
 from quorum.infrastructure.tools.workspace import Workspace
 
 
-async def run(source: BuiltinToolSource, name: str, **arguments: object) -> ToolOutcome:
+async def run(source: BuiltinToolSource, name: str, **arguments: object) -> ToolResult:
     async with asyncio.timeout(60):  # a guard against a hang, not a timing assertion
         return await source.execute(ToolCall(native_id="c", name=name, arguments=arguments))
 

@@ -12,14 +12,13 @@ import os
 import warnings
 from pathlib import Path
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import Clearance, RiskLevel, ToolCall
+from quorum.domain.tools import Clearance, RiskLevel, ToolCall, ToolResult
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
 from quorum.infrastructure.tools.settings import CommandEnvSettings, ToolsSettings
 from tests.integration.tools.conftest import builtin_source
 
 
-async def run(source: BuiltinToolSource, **arguments: object) -> ToolOutcome:
+async def run(source: BuiltinToolSource, **arguments: object) -> ToolResult:
     call = ToolCall(native_id="c", name="run_command", arguments=arguments)
     return await source.execute(call, clearance=Clearance.APPROVED)
 
@@ -48,7 +47,7 @@ async def test_reports_exit_code_stdout_and_stderr(source: BuiltinToolSource) ->
 
 async def test_success_runs_in_the_workspace_or_a_cwd_inside_it(source: BuiltinToolSource, workspace: Path) -> None:
     here = await run(source, command="pwd")
-    assert here == ToolOutcome(output=f"exit code: 0\n--- stdout ---\n{workspace}\n")
+    assert here == ToolResult(output=f"exit code: 0\n--- stdout ---\n{workspace}\n")
     sub = await run(source, command="ls", cwd="src")
     assert "main.py" in sub.output and not sub.is_error
 
@@ -74,7 +73,7 @@ async def test_timeout_kills_the_whole_process_group(source: BuiltinToolSource, 
 async def test_background_children_do_not_hold_the_call_open(source: BuiltinToolSource, workspace: Path) -> None:
     pid_file = workspace / "bg.pid"
     outcome = await run(source, command=f"sleep 300 & echo $! > {pid_file}; echo done", timeout=120)
-    assert outcome == ToolOutcome(output="exit code: 0\n--- stdout ---\ndone\n")
+    assert outcome == ToolResult(output="exit code: 0\n--- stdout ---\ndone\n")
     await wait_dead(int(pid_file.read_text()))
 
 

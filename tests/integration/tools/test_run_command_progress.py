@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from quorum.application.execution import RunRequest
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import CallActivity, current_call
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.secrets import Redactor, Secret
-from quorum.domain.tools import Clearance, ToolCall
+from quorum.domain.tools import Clearance, ToolCall, ToolResult
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
 from quorum.infrastructure.tools.command_progress import INTERVAL
 from quorum.infrastructure.tools.executor import PluginToolExecutor
@@ -36,7 +35,7 @@ def waits_for(go: Path) -> str:
 
 async def run_watching(
     source: BuiltinToolSource, command: str, clearance: Clearance, *stages: tuple[str, Path]
-) -> tuple[ToolOutcome, list[Any]]:
+) -> tuple[ToolResult, list[Any]]:
     """Run ``command`` as call ``c``; for each stage ``(line, go)``, create ``go`` once ``line`` was reported."""
     events: list[Any] = []
     changed = asyncio.Event()
@@ -73,7 +72,7 @@ async def test_the_latest_line_is_reported_while_an_approved_command_runs(
     outcome, events = await run_watching(source, command, Clearance.APPROVED, ("step 2", first), ("oops", second))
     assert all((e.type, e.call_id) == ("progress", "c") for e in events)
     # the result is what it always was: nothing of the progress leaks into it
-    assert outcome == ToolOutcome(
+    assert outcome == ToolResult(
         output="exit code: 0\n--- stdout ---\nstep 1\nstep 2\nfinished\n\n--- stderr ---\noops\n"
     )
 
@@ -84,7 +83,7 @@ async def test_the_latest_line_is_reported_from_inside_the_sandbox(workspace: Pa
     go = workspace / "go"
     command = f"printf 'compiling\\r 40%%\\r 80%%'; {waits_for(go)}"
     outcome, _ = await run_watching(source, command, Clearance.UNREVIEWED, ("80%", go))
-    assert outcome == ToolOutcome(output="exit code: 0\n--- stdout ---\ncompiling\r 40%\r 80%")
+    assert outcome == ToolResult(output="exit code: 0\n--- stdout ---\ncompiling\r 40%\r 80%")
 
 
 async def test_a_chatty_command_is_reported_at_most_a_few_times_a_second(

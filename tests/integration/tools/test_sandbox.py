@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.secrets import Secret
-from quorum.domain.tools import Clearance, RiskLevel, ToolCall
+from quorum.domain.tools import Clearance, RiskLevel, ToolCall, ToolResult
 from quorum.infrastructure.sandbox.settings import SandboxSettings
 from quorum.infrastructure.secrets import KnownSecrets
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
@@ -37,7 +36,7 @@ def sandboxed(workspace: Path, environ: dict[str, str]) -> BuiltinToolSource:
     return builtin_source(workspace, environ=environ, secrets=secrets)
 
 
-async def run(source: BuiltinToolSource, command: str, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+async def run(source: BuiltinToolSource, command: str, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
     call = ToolCall(native_id="c", name="run_command", arguments={"command": command})
     return await source.execute(call, clearance=clearance)
 

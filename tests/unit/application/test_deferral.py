@@ -10,9 +10,9 @@ from quorum.application.execution import RunRequest
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.domain.messages import Message
 from quorum.domain.policy import PolicyRule
-from quorum.domain.responses import TextBlock, ToolUseBlock
+from quorum.domain.responses import TextBlock
 from quorum.domain.review import ReviewDecision, Verdict, Vote
-from quorum.domain.tools import Clearance, RiskLevel, ToolCall, ToolParameter, ToolResultMessage
+from quorum.domain.tools import Clearance, RiskLevel, ToolCall, ToolParameter, ToolResult
 from tests.fakes import ScriptedReviewer, calls, text
 from tests.unit.application.conftest import Harness
 
@@ -72,13 +72,13 @@ def open_turn(decisions: dict[str, ReviewDecision], waiting: tuple[Any, ...] = (
         Message(role="user", content=(TextBlock(text="do it"),)),
         Message(
             role="assistant",
-            content=tuple(ToolUseBlock(id=c.native_id, name=c.name, input=dict(c.arguments)) for c in calls_),
+            content=tuple(ToolCall(native_id=c.native_id, name=c.name, arguments=dict(c.arguments)) for c in calls_),
         ),
     ]
     turn = PendingTurn(
         turn=1,
         calls=calls_,
-        results=(ToolResultMessage(tool_use_id="c2", tool_name="read", output="contents"),),
+        results=(ToolResult(call_id="c2", name="read", output="contents"),),
         decisions=decisions,
         waiting=waiting,
     )
@@ -103,7 +103,7 @@ async def test_continuing_runs_the_approved_calls_and_sends_every_result_togethe
     assert h.tools.executed == ["c1"] and h.tools.clearances["c1"] is Clearance.APPROVED
     assert h.reviewer.reviewed == []  # people decided: no second review
     sent = h.results_sent(0)
-    assert [r.tool_use_id for r in sent] == ["c1", "c2", "c3"]  # every call of the turn answered at once
+    assert [r.call_id for r in sent] == ["c1", "c2", "c3"]  # every call of the turn answered at once
     assert sent[1].output == "contents"  # the recorded result, not executed again
     assert sent[2].is_rejected and "not b" in sent[2].output  # the model sees the person's reason
     started = h.observer.of("run_started")[0]
@@ -131,7 +131,7 @@ async def test_a_deny_rule_still_refuses_an_approved_call(h: Harness) -> None:
     history, turn = open_turn({"c1": person(True), "c3": person(True)})
     await resume(h, history, turn)
     assert h.tools.executed == []
-    assert all(r.is_rejected for r in h.results_sent(0) if r.tool_use_id != "c2")
+    assert all(r.is_rejected for r in h.results_sent(0) if r.call_id != "c2")
 
 
 def test_a_deferred_decision_cannot_be_an_approval() -> None:

@@ -10,9 +10,9 @@ import pytest
 
 from quorum.application.history import INTERRUPTED_RESULT, rebuild_history, unanswered_calls
 from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
-from quorum.domain.messages import Message, ToolResultBlock
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, ToolUseBlock
-from quorum.domain.tools import RiskLevel
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse, StopReason, TextBlock
+from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 from tests.fakes import calls, text, wait_forever
 from tests.unit.application.conftest import Harness
 
@@ -58,7 +58,7 @@ async def test_results_follow_the_emission_order_of_the_calls_not_finishing_orde
     finished = [e.call_id for e in h.observer.of("tool_result")]
     assert finished == ["c2", "c1"]
     history = rebuilt(h)
-    assert [b.tool_use_id for b in history[2].content] == ["c1", "c2"]
+    assert [b.call_id for b in history[2].content] == ["c1", "c2"]
     assert history == h.session.history()
 
 
@@ -82,7 +82,7 @@ async def test_turn_limit_summary_that_still_calls_tools_rebuilds_valid(h: Harne
 async def test_max_tokens_response_with_calls_rebuilds_valid(h: Harness) -> None:
     h.tools.add("read", echo)
     cut = LlmResponse(
-        content=(TextBlock(text="about to"), ToolUseBlock(id="x1", name="read", input={})),
+        content=(TextBlock(text="about to"), ToolCall(native_id="x1", name="read", arguments={})),
         stop_reason=StopReason.max_tokens(),
     )
     h.session.script = [calls(("read", {})), cut]
@@ -154,15 +154,15 @@ def test_calls_without_results_get_an_interrupted_error_result() -> None:
             role="assistant",
             content=(
                 TextBlock(text="running both"),
-                ToolUseBlock(id="a", name="sh", input={"cmd": "ls"}),
-                ToolUseBlock(id="b", name="sh", input={"cmd": "make"}),
+                ToolCall(native_id="a", name="sh", arguments={"cmd": "ls"}),
+                ToolCall(native_id="b", name="sh", arguments={"cmd": "make"}),
             ),
         ),
         Message(
             role="user",
             content=(
-                ToolResultBlock(tool_use_id="a", tool_name="sh", content=INTERRUPTED_RESULT, is_error=True),
-                ToolResultBlock(tool_use_id="b", tool_name="sh", content="ok"),
+                ToolResult(call_id="a", name="sh", output=INTERRUPTED_RESULT, is_error=True),
+                ToolResult(call_id="b", name="sh", output="ok"),
             ),
         ),
     ]

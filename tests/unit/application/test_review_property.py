@@ -27,7 +27,7 @@ from quorum.application.execution import ExecutionParams, RunRequest
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.policy import PolicyRule
-from quorum.domain.responses import LlmResponse, StopReason, ToolUseBlock
+from quorum.domain.responses import LlmResponse, StopReason
 from quorum.domain.review import ReviewDecision, Verdict
 from quorum.domain.tools import RiskLevel, ToolCall, ToolParameter
 from quorum.infrastructure.plugins.contracts import ReviewerContext
@@ -168,7 +168,7 @@ async def run_scenario(s: Scenario) -> None:
             cid = f"t{t}c{i}"
             call_path[cid] = p
             all_ids.append(cid)
-            blocks.append(ToolUseBlock(id=cid, name=tool, input={"path": p}))
+            blocks.append(ToolCall(native_id=cid, name=tool, arguments={"path": p}))
         script.append(LlmResponse(content=tuple(blocks), stop_reason=StopReason.tool_use()))
     script.append(text("done"))
     session = ScriptedSession(script)
@@ -200,15 +200,15 @@ async def run_scenario(s: Scenario) -> None:
 
     # Every call that was asked for (in the turns the run reached) has exactly one result.
     issued = [
-        b.id for m in session.history() if m.role == "assistant" for b in m.content if isinstance(b, ToolUseBlock)
+        b.native_id for m in session.history() if m.role == "assistant" for b in m.content if isinstance(b, ToolCall)
     ]
     counts = Counter(e.call_id for e in observer.of("tool_result"))
     assert all(counts[cid] == 1 for cid in issued), counts
     assert set(counts) == set(issued)
     for m_index, message in enumerate(session.history()):
-        ids = [b.id for b in message.content if isinstance(b, ToolUseBlock)]
+        ids = [b.native_id for b in message.content if isinstance(b, ToolCall)]
         if ids:
-            answered = [getattr(b, "tool_use_id", None) for b in session.history()[m_index + 1].content]
+            answered = [getattr(b, "call_id", None) for b in session.history()[m_index + 1].content]
             assert answered == ids
 
     # Review is the only path: a reviewed call executed iff its decision approved it.

@@ -7,11 +7,9 @@ from typing import Any
 
 import pytest
 
-from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.errors import ProviderError
-from quorum.domain.messages import ToolResultBlock
-from quorum.domain.responses import RunUsage, StopReason, ToolUseBlock, Usage
-from quorum.domain.tools import RiskLevel, ToolParameter
+from quorum.domain.responses import RunUsage, StopReason, Usage
+from quorum.domain.tools import RiskLevel, ToolCall, ToolParameter, ToolResult
 from tests.fakes import calls, text, wait_forever
 from tests.unit.application.conftest import Harness
 
@@ -24,10 +22,10 @@ def assert_history_valid(h: Harness) -> None:
     """Every tool_use in the session history is answered by a tool_result in the next message."""
     msgs = h.session.history()
     for i, msg in enumerate(msgs):
-        uses = [b.id for b in msg.content if isinstance(b, ToolUseBlock)]
+        uses = [b.native_id for b in msg.content if isinstance(b, ToolCall)]
         if uses:
             assert i + 1 < len(msgs), f"tool_use {uses} has no following message"
-            answered = [b.tool_use_id for b in msgs[i + 1].content if isinstance(b, ToolResultBlock)]
+            answered = [b.call_id for b in msgs[i + 1].content if isinstance(b, ToolResult)]
             assert answered == uses
 
 
@@ -96,7 +94,7 @@ async def test_high_risk_calls_run_after_low_risk_one_at_a_time_in_emission_orde
     assert h.reviewer.running_at_review == [0, 0]  # nothing runs while a high-risk call is reviewed
     assert h.tools.peak <= 2
     # results go back in emission order with their ids
-    assert [r.tool_use_id for r in h.results_sent(0)] == ["c1", "c2", "c3", "c4"]
+    assert [r.call_id for r in h.results_sent(0)] == ["c1", "c2", "c3", "c4"]
 
 
 async def test_high_risk_call_never_overlaps_another_call(h: Harness) -> None:
@@ -170,7 +168,7 @@ async def test_missing_required_argument_is_explained(h: Harness) -> None:
 
 async def test_malformed_argument_json_is_an_error_result(h: Harness) -> None:
     h.tools.add("read", echo)
-    bad = ToolUseBlock(id="c1", name="read", input={}, input_error="Expecting value", raw_input="{oops")
+    bad = ToolCall(native_id="c1", name="read", arguments={}, arguments_error="Expecting value", raw_arguments="{oops")
     h.session.script = [calls(bad), text("ok")]
     await h.run()
     (res,) = h.results_sent(0)
@@ -194,8 +192,8 @@ async def test_raising_tool_becomes_error_result(h: Harness) -> None:
 
 
 async def test_tool_reported_error_keeps_its_text(h: Harness) -> None:
-    async def refuse(_: dict[str, Any]) -> ToolOutcome:
-        return ToolOutcome(output="path escapes the workspace", is_error=True)
+    async def refuse(_: dict[str, Any]) -> ToolResult:
+        return ToolResult(output="path escapes the workspace", is_error=True)
 
     h.tools.add("refuse", refuse)
     h.session.script = [calls(("refuse", {})), text("ok")]
@@ -252,8 +250,8 @@ async def test_consecutive_rejections_stop_the_run(h: Harness) -> None:
 async def test_an_approval_resets_the_rejection_count(h: Harness) -> None:
     h.tools.add("rm", echo, risk=RiskLevel.HIGH)
     h.session.script = [
-        calls(ToolUseBlock(id="a", name="rm"), ToolUseBlock(id="b", name="rm")),
-        calls(ToolUseBlock(id="c", name="rm"), ToolUseBlock(id="d", name="rm")),
+        calls(ToolCall(native_id="a", name="rm"), ToolCall(native_id="b", name="rm")),
+        calls(ToolCall(native_id="c", name="rm"), ToolCall(native_id="d", name="rm")),
         text("done"),
     ]
     h.reviewer.verdicts.update(a=False, b=True, c=False, d=False)

@@ -12,10 +12,11 @@ from quorum.domain import (
     RunFinished,
     StopReason,
     TextBlock,
+    ToolCall,
     ToolDefinition,
     ToolParameter,
+    ToolResult,
     ToolSpec,
-    ToolUseBlock,
     Usage,
     UsageError,
 )
@@ -52,7 +53,7 @@ def test_tool_names_are_wire_safe() -> None:
 
 def test_response_accessors() -> None:
     r = LlmResponse(
-        content=(TextBlock(text="a"), ToolUseBlock(id="1", name="t", input={"k": 1}), TextBlock(text="b")),
+        content=(TextBlock(text="a"), ToolCall(native_id="1", name="t", arguments={"k": 1}), TextBlock(text="b")),
         stop_reason=StopReason.tool_use(),
     )
     assert r.text_content() == "ab"
@@ -63,9 +64,25 @@ def test_response_accessors() -> None:
 
 
 def test_malformed_arguments_stay_flagged_on_the_call() -> None:
-    block = ToolUseBlock(id="1", name="t", input_error="Expecting value", raw_input="{x")
-    call = block.to_call()
+    response = LlmResponse(
+        content=(ToolCall(native_id="1", name="t", arguments_error="Expecting value", raw_arguments="{x"),)
+    )
+    (call,) = response.tool_calls()
     assert call.arguments_error == "Expecting value" and call.raw_arguments == "{x"
+
+
+def test_payloads_of_the_earlier_shapes_still_load() -> None:
+    """Workflow histories of runs in flight hold calls and results under their earlier names."""
+    block = {"type": "tool_use", "id": "c1", "name": "t", "input": {"k": 1}, "input_error": None, "raw_input": None}
+    assert LlmResponse.model_validate({"content": [block]}).tool_calls() == [
+        ToolCall(native_id="c1", name="t", arguments={"k": 1})
+    ]
+    message = ToolResult.model_validate({"tool_use_id": "c1", "tool_name": "t", "output": "ok", "is_rejected": True})
+    assert (message.call_id, message.name, message.output, message.is_rejected) == ("c1", "t", "ok", True)
+    outcome = ToolResult.model_validate({"output": "done", "is_error": False, "images": []})
+    assert (outcome.call_id, outcome.output) == ("", "done")
+    history_block = ToolResult.model_validate({"type": "tool_result", "tool_use_id": "c1", "content": "x"})
+    assert (history_block.call_id, history_block.output) == ("c1", "x")
 
 
 def test_stop_reason_other_keeps_raw() -> None:

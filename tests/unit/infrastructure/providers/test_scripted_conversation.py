@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import Message
 from quorum.domain.responses import TextBlock
@@ -30,7 +31,7 @@ def _history(answers: int) -> list[Message]:
 async def _answer(reference: str, answers_so_far: int) -> str:
     gateway = ScriptedGateway(ProviderContext(name="scripted", kind="scripted", settings=None))
     session = gateway.session(reference, history=_history(answers_so_far))
-    return (await session.send_with_tools("next", [])).text_content()
+    return (await session.request(TurnInput.user("next", []))).text_content()
 
 
 async def test_by_default_each_session_replays_the_script_from_its_start(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from quorum.application.ports.tool_executor import ToolExecutor, ToolOutcome
+from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.domain.errors import ToolRefusedError, ToolSourceError
-from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition
+from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
@@ -37,13 +37,13 @@ class EchoSource:
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         return RiskAssessment(level=self.risk, reason=f"{self.name} says so")
 
-    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolOutcome:
+    async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         self.calls.append(call.name)
         if call.arguments.get("refuse"):
             raise ToolRefusedError("path escapes the workspace")
         if call.arguments.get("crash"):
             raise RuntimeError("bug")
-        return ToolOutcome(output=self.output if self.output is not None else f"{self.name}:{call.name}")
+        return ToolResult(output=self.output if self.output is not None else f"{self.name}:{call.name}")
 
     async def aclose(self) -> None:
         self.closed += 1
@@ -137,7 +137,7 @@ async def test_output_is_capped_with_a_note_saying_how_much_was_cut() -> None:
 
 async def test_short_output_is_untouched() -> None:
     ex = executor(EchoSource("a", ["small"], output="fine"))
-    assert (await ex.execute(call("small"))) == ToolOutcome(output="fine")
+    assert (await ex.execute(call("small"))) == ToolResult(output="fine")
 
 
 async def test_refusals_and_crashes_become_error_results() -> None:
@@ -161,8 +161,8 @@ async def test_function_tools_registered_by_plugins_run_sync_and_async() -> None
     registry.current_plugin = "weather-plugin"
     registry.add_tool(ToolDefinition(name="sync_tool", risk=LOW), lambda args: f"sync {args['x']}")
 
-    async def async_tool(args: dict[str, object]) -> ToolOutcome:
-        return ToolOutcome(output=f"async {args['x']}", is_error=True)
+    async def async_tool(args: dict[str, object]) -> ToolResult:
+        return ToolResult(output=f"async {args['x']}", is_error=True)
 
     registry.add_tool(ToolDefinition(name="async_tool"), async_tool)
     ex = PluginToolExecutor(sources=[FunctionToolSource(registry.functions)], settings=ToolsSettings())
@@ -171,8 +171,8 @@ async def test_function_tools_registered_by_plugins_run_sync_and_async() -> None
         ("sync_tool", "functions", "weather-plugin"),
         ("async_tool", "functions", "weather-plugin"),
     ]
-    assert await ex.execute(call("sync_tool", x=1)) == ToolOutcome(output="sync 1")
-    assert await ex.execute(call("async_tool", x=2)) == ToolOutcome(output="async 2", is_error=True)
+    assert await ex.execute(call("sync_tool", x=1)) == ToolResult(output="sync 1")
+    assert await ex.execute(call("async_tool", x=2)) == ToolResult(output="async 2", is_error=True)
     spec = await ex.list_tools()
     assert ex.assess_risk(call("async_tool"), spec.get("async_tool")).level is HIGH  # type: ignore[arg-type]
 

@@ -14,8 +14,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel
 
-from quorum.application.ports.tool_executor import ToolOutcome
-from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition
+from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.function_source import FunctionToolSource
@@ -125,7 +124,7 @@ async def test_async_tool_receives_converted_keyword_arguments() -> None:
         return "ok"
 
     arguments = {"unit": "f", "reading": {"city": "Oslo", "degrees": 3, "at": "2024-05-01T12:00:00Z"}, "ratio": 1}
-    assert await record.invoke(arguments, CONTEXT) == ToolOutcome(output="ok")
+    assert await record.invoke(arguments, CONTEXT) == ToolResult(output="ok")
     assert seen["unit"] is Unit.F
     assert seen["reading"] == Reading(
         city="Oslo", degrees=3.0, at=datetime.datetime(2024, 5, 1, 12, tzinfo=datetime.UTC)
@@ -173,7 +172,7 @@ async def test_sync_tool_sees_the_caller_s_context_variables() -> None:
 async def test_invalid_arguments_are_an_error_result_naming_the_argument(
     arguments: dict[str, Any], message: str
 ) -> None:
-    assert await weather.invoke(arguments, CONTEXT) == ToolOutcome(output=message, is_error=True)
+    assert await weather.invoke(arguments, CONTEXT) == ToolResult(output=message, is_error=True)
 
 
 async def test_a_tool_context_parameter_receives_the_context() -> None:
@@ -211,11 +210,11 @@ async def test_a_tool_context_parameter_receives_the_context() -> None:
     ],
 )
 def test_return_values_are_encoded(value: Any, output: str) -> None:
-    assert encode_result(value) == ToolOutcome(output=output)
+    assert encode_result(value) == ToolResult(output=output)
 
 
 def test_an_outcome_is_passed_through_and_a_value_without_json_is_refused() -> None:
-    outcome = ToolOutcome(output="no", is_error=True)
+    outcome = ToolResult(output="no", is_error=True)
     assert encode_result(outcome) is outcome
     with pytest.raises(TypeError, match="the tool returned a object, which has no JSON form"):
         encode_result(object())
@@ -232,7 +231,7 @@ async def test_exceptions_are_left_to_the_executor_which_words_them_as_for_any_t
     registry.add_tool(explode)
     executor = PluginToolExecutor([FunctionToolSource(registry.functions)])
     outcome = await executor.execute(ToolCall(native_id="1", name="explode", arguments={"reason": "boom"}))
-    assert outcome == ToolOutcome(output="tool 'explode' failed: ValueError: boom", is_error=True)
+    assert outcome == ToolResult(output="tool 'explode' failed: ValueError: boom", is_error=True)
 
 
 async def test_timeout_bounds_an_async_tool() -> None:
@@ -243,7 +242,7 @@ async def test_timeout_bounds_an_async_tool() -> None:
 
     started = time.monotonic()
     outcome = await slow.invoke({}, CONTEXT)
-    assert outcome == ToolOutcome(output="slow timed out after 0.05 s and was cancelled", is_error=True)
+    assert outcome == ToolResult(output="slow timed out after 0.05 s and was cancelled", is_error=True)
     assert time.monotonic() - started < 5
 
 
@@ -283,8 +282,8 @@ async def test_the_function_source_builds_a_context_or_passes_the_caller_s(tmp_p
     registry.add_tool(remember)
     source = FunctionToolSource(registry.functions, workspace=tmp_path)
     call = ToolCall(native_id="call_9", name="remember", arguments={})
-    assert await source.execute(call) == ToolOutcome(output="ok")
-    assert await source.execute(call, context=CONTEXT) == ToolOutcome(output="ok")
+    assert await source.execute(call) == ToolResult(output="ok")
+    assert await source.execute(call, context=CONTEXT) == ToolResult(output="ok")
     built, given = seen
     assert (built.run_id, built.workspace, built.call_id, built.logger.name) == (
         "",
@@ -298,4 +297,4 @@ async def test_the_function_source_builds_a_context_or_passes_the_caller_s(tmp_p
 async def test_the_older_definition_and_function_form_is_called_as_before() -> None:
     legacy = Tool.from_definition(ToolDefinition(name="greet"), lambda arguments: arguments)
     assert (legacy.signature, legacy.timeout) == (None, None)
-    assert await legacy.invoke({"who": "you"}, CONTEXT) == ToolOutcome(output="{'who': 'you'}")
+    assert await legacy.invoke({"who": "you"}, CONTEXT) == ToolResult(output="{'who': 'you'}")

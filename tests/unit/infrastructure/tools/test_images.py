@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import os
 
-from quorum.application.ports.tool_executor import ToolOutcome
+from quorum.domain.tools import ToolResult
 from quorum.infrastructure.tools.images import MAX_IMAGES, apply_image_policy, extract_images, image_part
 
 PNG = base64.b64decode(
@@ -51,15 +51,15 @@ def test_declared_types_are_checked_against_the_bytes() -> None:
 def test_duplicates_are_sent_once_and_the_count_is_capped() -> None:
     part, _ = image_part(b64(PNG), "image/png")
     assert part is not None
-    outcome = ToolOutcome(output=f"[image]\ndata:image/png;base64,{b64(PNG)}", images=(part,))
+    outcome = ToolResult(output=f"[image]\ndata:image/png;base64,{b64(PNG)}", images=(part,))
     assert apply_image_policy(outcome, "auto").images == (part,)
     many = [image_part(b64(PNG + bytes([i])), "image/png")[0] for i in range(MAX_IMAGES + 3)]
-    capped = apply_image_policy(ToolOutcome(output="x", images=tuple(p for p in many if p)), "auto")
+    capped = apply_image_policy(ToolResult(output="x", images=tuple(p for p in many if p)), "auto")
     assert len(capped.images) == MAX_IMAGES and "[3 more images not shown" in capped.output
 
 
 def test_off_keeps_no_image() -> None:
-    outcome = apply_image_policy(ToolOutcome(output=f"see data:image/png;base64,{b64(PNG)}"), "off")
+    outcome = apply_image_policy(ToolResult(output=f"see data:image/png;base64,{b64(PNG)}"), "off")
     assert outcome.images == ()
     assert (
         outcome.output == 'see [image: image/png, 70 bytes]\n[1 image not shown to the model: [tools] images = "off"]'

@@ -1,0 +1,100 @@
+"""What a run keeps while it goes: turns, tokens, the last text, the turn still open."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from quorum.application.ports.llm import LlmSession
+from quorum.application.ports.observer import RunObserver
+from quorum.application.ports.pricing import PriceList
+from quorum.application.tool_batch import ReviewerSpending, TurnCalls
+from quorum.domain.events import RunStopReason
+from quorum.domain.responses import LlmResponse, RunUsage, Usage
+from quorum.domain.tools import RiskLevel, ToolSpec
+
+Stop = tuple[RunStopReason, str | None]
+"""How a run ends: the stop reason and its detail (None for a plain end of turn)."""
+
+
+@dataclass
+class RunState:
+    """The mutable state of one run (or one part of it, after a continuation)."""
+
+    run_id: str
+    task: str
+    model_id: str = ""
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+    """The agent model's tokens and MCP servers' sampling (the token budget counts these)."""
+    responses: list[Usage] = field(default_factory=list)
+    """Each response's tokens, priced one by one (prices may depend on a request's size)."""
+    sampled: list[tuple[str, Usage]] = field(default_factory=list)
+    """Each MCP sampling request's model and tokens (``mcp_sampling`` events), priced apart."""
+    reviewers: ReviewerSpending = field(default_factory=ReviewerSpending)
+    last_text: str = ""
+    pending: TurnCalls | None = None
+    """The turn whose results the session does not have yet (answered if the run stops)."""
+    offered: ToolSpec = field(default_factory=ToolSpec)
+    reviewers_before: Usage = field(default_factory=Usage)
+    """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
+    cost_before: float | None = 0.0
+    """What the run cost before a continuation (USD), None when unknown."""
+
+    def count(self, response: LlmResponse) -> None:
+        """Add a response's tokens and keep its text as the run's latest output."""
+        self.usage = self.usage + response.usage
+        self.responses.append(response.usage)
+        if text := response.text_content():
+            self.last_text = text
+
+    def stop_after(self, response: LlmResponse, budget: int | None) -> Stop | None:
+        """The stop ``response`` calls for: the token ``budget`` exceeded, or the output token limit hit."""
+        if budget is not None and self.usage.total_tokens > budget:
+            return (
+                RunStopReason.MAX_TOKENS,
+                f"the token budget of {budget} was exceeded ({self.usage.total_tokens} used)",
+            )
+        if response.stop_reason.kind == "max_tokens":
+            return RunStopReason.MAX_TOKENS, "the model stopped at its output token limit"
+        return None
+
+    def answer_missing(self, pending: TurnCalls, observer: RunObserver, note: str) -> None:
+        """Give every call of ``pending`` without a result an error result, announcing the call first if need be."""
+        for index in pending.missing():
+            if index not in pending.announced:
+                tool = self.offered.get(pending.calls[index].name)
+                pending.announce(index, tool.risk if tool is not None else RiskLevel.HIGH, observer)
+            pending.answer(index, note, observer, is_error=True)
+
+    def close(self, session: LlmSession, observer: RunObserver, turn: TurnCalls | None, note: str) -> None:
+        """Answer the open calls of ``turn`` (None: the pending turn) with ``note``, recorded without a request.
+
+        The results join the session's history, so it stays valid whatever stopped the run.
+        """
+        pending = turn if turn is not None else self.pending
+        self.pending = None
+        if pending is None:
+            return
+        self.answer_missing(pending, observer, note)
+        session.record(pending.ordered())
+
+    def total_usage(self) -> RunUsage:
+        """The run's usage: the agent's tokens and, apart, every reviewer vote's."""
+        return RunUsage.of(self.usage, self.reviewers_before + self.reviewers.total)
+
+    def cost(self, prices: PriceList | None) -> float | None:
+        """The agent's, sampling's and the reviewer models' tokens in USD; None if a price is unknown.
+
+        Each response (each vote for a reviewer, each sampling request) is priced apart, as
+        providers bill requests.
+        """
+        if prices is None or self.cost_before is None:
+            return None
+        total = self.cost_before
+        spent = [(self.model_id, usage) for usage in self.responses if usage.total_tokens]
+        for model_id, usage in [*spent, *self.sampled, *self.reviewers.votes]:
+            cost = prices.cost(model_id, usage)
+            if cost is None:
+                return None
+            total += cost
+        return round(total, 8)

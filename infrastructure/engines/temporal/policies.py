@@ -1,0 +1,29 @@
+"""Timeouts and retry policies of the workflow's activities, and how an activity's failure reads."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+QUICK = timedelta(seconds=60)
+"""Run-log writes and claims."""
+MODEL = timedelta(minutes=10)
+"""A model request, a panel's votes, the worker's preparation."""
+ONCE = RetryPolicy(maximum_attempts=1)
+"""A high-risk tool call: never repeated."""
+LOW_RISK = RetryPolicy(maximum_attempts=3, initial_interval=timedelta(seconds=1))
+"""A low-risk tool call may be tried again."""
+RETRY = RetryPolicy(maximum_attempts=5, initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
+"""Idempotent activities (model requests read the run log, writes skip what is recorded)."""
+
+
+def cause_of(error: BaseException) -> str:
+    """The message of the failure underneath an ``ActivityError`` (its innermost cause)."""
+    cause = error.cause if isinstance(error, ActivityError) else None
+    while isinstance(cause, ActivityError) and cause.cause is not None:
+        cause = cause.cause
+    if isinstance(cause, ApplicationError):
+        return cause.message
+    return str(cause or error)
