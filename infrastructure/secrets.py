@@ -8,7 +8,8 @@ variables of every provider kind, configured or not), provider and MCP ``headers
 from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
 removed from the environment of every child process.
 
-This module is also the built-in plugin ``quorum.secrets``, which declares ``[secrets]``.
+The ``[secrets]`` section is declared by the built-in plugin ``quorum.secrets`` (``secrets_plugin``):
+this module imports nothing of the plugin system, which imports it.
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ from quorum.domain.secrets import Redactor, Secret
 from quorum.infrastructure.config.loader import ProviderInstance
 from quorum.infrastructure.config.sections import Section
 from quorum.infrastructure.mcp.settings import McpSettings
-from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.storage.settings import StorageSettings
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
-    from quorum.infrastructure.plugins.registries import ConfigSectionRegistry
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -43,11 +42,6 @@ class SecretsSettings(Section):
     """
 
     redact_env: list[str] = Field(default_factory=list)
-
-
-@hookimpl
-def quorum_register_config_sections(registry: ConfigSectionRegistry) -> None:
-    registry.add("secrets", SecretsSettings)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.review", "quorum.infrastructure.review.plugin"),
     ("quorum.sqlite", "quorum.infrastructure.storage.plugin"),
     ("quorum.engine", "quorum.infrastructure.engines.plugin"),
-    ("quorum.secrets", "quorum.infrastructure.secrets"),
+    ("quorum.secrets", "quorum.infrastructure.secrets_plugin"),
 )
 """(plugin name, module) of every built-in plugin, in load order."""
 

@@ -73,7 +73,20 @@ def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
                 target = target.rpartition(".")[0]
             if target:
                 found.add(target)
+                found |= _packages_run_first(target, name, known)
     return found
+
+
+def _packages_run_first(target: str, importer: str, known: set[str]) -> set[str]:
+    """The packages whose ``__init__`` importing ``target`` runs first, but for ``importer``'s own.
+
+    ``import a.b.c`` executes ``a/__init__`` and ``a/b/__init__`` before ``c``: a cycle through a
+    package's re-exports is a cycle. The importer's own packages are already being imported when it runs.
+    """
+    parts = target.split(".")
+    ancestors = {".".join(parts[:i]) for i in range(1, len(parts))}
+    own = {".".join(importer.split(".")[:i]) for i in range(1, importer.count(".") + 2)}
+    return {package for package in ancestors - own if package in known}
 
 
 def import_graph(root: Path = REPO) -> dict[str, set[str]]:
@@ -165,6 +178,24 @@ def test_the_graph_counts_function_imports_and_skips_type_checking(tmp_path: Pat
     assert graph["quorum.infrastructure.other"] == {"quorum.infrastructure.sub.leaf", "quorum.infrastructure.sub"}
     assert cycles(graph) == [
         ["quorum.infrastructure.other", "quorum.infrastructure.sub", "quorum.infrastructure.sub.leaf"]
+    ]
+
+
+def test_a_cycle_through_a_package_init_counts(tmp_path: Path) -> None:
+    package = tmp_path / "infrastructure"
+    (package / "plugins").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "plugins" / "__init__.py").write_text("from .contracts import Thing\n")
+    (package / "plugins" / "contracts.py").write_text("from quorum.infrastructure.secrets import Known\n")
+    (package / "plugins" / "hookspecs.py").write_text("")
+    (package / "secrets.py").write_text("from quorum.infrastructure.plugins.hookspecs import hookimpl\n")
+    for folder in FOLDERS:
+        (tmp_path / folder).mkdir(exist_ok=True)
+    graph = import_graph(tmp_path)
+    assert "quorum.infrastructure.plugins" in graph["quorum.infrastructure.secrets"]
+    assert "quorum.infrastructure.plugins" not in graph["quorum.infrastructure.plugins.contracts"]
+    assert cycles(graph) == [
+        ["quorum.infrastructure.plugins", "quorum.infrastructure.plugins.contracts", "quorum.infrastructure.secrets"]
     ]
 
 
