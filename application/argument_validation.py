@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from quorum.application import model_wording as say
 from quorum.domain.tools import ToolCall
 
 MAX_ARGUMENT_DEPTH = 64
@@ -88,7 +89,7 @@ class ArgumentValidator:
         """
         if call.arguments_error is not None:
             raw = (call.raw_arguments or "")[:200]
-            return f"arguments are not a JSON object ({call.arguments_error}); received: {raw!r}"
+            return say.arguments_not_an_object(call.arguments_error, raw)
         shape = shape_problem(call.arguments)
         if shape is not None:
             return shape
@@ -100,8 +101,7 @@ class ArgumentValidator:
         for error in errors[:5]:
             where = "/".join(str(p) for p in error.path) or "(arguments)"
             lines.append(f"{where}: {error.message}")
-        more = f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""
-        return "invalid arguments: " + "; ".join(lines) + more
+        return say.invalid_arguments(lines, max(0, len(errors) - 5))
 
     def _validator(self, schema: dict[str, Any]) -> Any:
         cached = self._validators.get(id(schema))

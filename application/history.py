@@ -26,15 +26,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from quorum.application.model_wording import INTERRUPTED_RESULT, TURN_LIMIT_NOTE
 from quorum.application.ports.run_store import RunStore
-from quorum.application.use_cases.run_agent import TURN_LIMIT_NOTE
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
 from quorum.domain.messages import Message
 from quorum.domain.responses import TextBlock
 from quorum.domain.tools import ToolCall, ToolResult
 
-INTERRUPTED_RESULT = "interrupted: the run ended before this call produced a result; it may or may not have run"
 """The error result given to a call that has none (shown to the model when the run continues)."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from quorum.application import model_wording as say
 from quorum.application.ports.reviewer import ActionReviewer, CallViewer, HumanStep, ReviewContext
 from quorum.domain.policy import PolicyRule, first_match
 from quorum.domain.review import ReviewDecision
@@ -55,9 +56,7 @@ class ReviewGate:
         try:
             return await self._decide(call, context)
         except Exception as error:  # every step promises not to raise; if one does, fail closed
-            return ReviewDecision(
-                approved=False, decided_by="auto", reason=f"the review failed: {type(error).__name__}: {error}"
-            )
+            return ReviewDecision(approved=False, decided_by="auto", reason=say.review_failed("the review", error))
 
     async def _decide(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         rule = self.screen(call, context.tool)
@@ -72,7 +71,9 @@ class ReviewGate:
         try:
             decision = await self.panel.review(call, context)
         except Exception as error:  # the port says never raise; if it does, fail closed
-            return ReviewDecision(approved=False, decided_by="quorum", reason=f"the review panel failed: {error}")
+            return ReviewDecision(
+                approved=False, decided_by="quorum", reason=say.review_failed("the review panel", str(error))
+            )
         if decision.approved or not self.escalate_on_reject:
             return decision
         escalated = await self.human.decide(

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator, shown_arguments
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
@@ -200,7 +201,7 @@ class ToolBatch:
         for position, planned in enumerate(high):
             if rejections.exhausted:
                 for skipped in high[position:]:
-                    note = f"not executed: the run stops after {rejections.limit} consecutive rejections"
+                    note = say.not_executed(say.rejections_exhausted(rejections.limit))
                     turn.answer(skipped.index, note, self._observer, is_error=True)
                 break
             await self._execute_high(turn, planned, review_context(planned.tool, planned.risk), rejections)
@@ -232,11 +233,10 @@ class ToolBatch:
     def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, str | None]:
         tool = self._offered.get(call.name)
         if tool is None:
-            available = ", ".join(self._offered.names()) or "(none)"
-            return None, f"unknown tool {call.name!r}; available tools: {available}"
+            return None, say.unknown_tool(call.name, self._offered.names())
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
         if problem is not None:
-            return None, f"{call.name}: {problem}; the call was not executed"
+            return None, say.not_executed_because(call.name, problem)
         risk = self._executor.assess_risk(call, tool)
         rule = self._reviewer.screen(call, tool)
         if rule is not None and rule.decision == "ask" and risk.level is RiskLevel.LOW:
@@ -292,7 +292,7 @@ class ToolBatch:
         call = planned.call
         self._observer.on_event(ReviewEvent.of(call.native_id, call.name, decision))
         rejections.count += 1
-        turn.answer(planned.index, _rejection_text(decision), self._observer, is_error=True, is_rejected=True)
+        turn.answer(planned.index, say.rejected(decision), self._observer, is_error=True, is_rejected=True)
 
     async def _review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         token = current_call.set(CallActivity(call.native_id, self._observer.on_event))
@@ -301,9 +301,7 @@ class ToolBatch:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a broken reviewer fails closed, never open
-            return ReviewDecision(
-                approved=False, decided_by="auto", reason=f"reviewer failed: {type(error).__name__}: {error}"
-            )
+            return ReviewDecision(approved=False, decided_by="auto", reason=say.review_failed("reviewer", error))
         finally:
             current_call.reset(token)
 
@@ -321,7 +319,7 @@ class ToolBatch:
             if not deadline.expired():
                 output = "TimeoutError: the tool timed out"
             else:
-                output = f"{call.name} timed out after {self._tool_timeout:g} s and was cancelled"
+                output = say.tool_timed_out(call.name, self._tool_timeout)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the model sees the failure; the run goes on
@@ -339,12 +337,3 @@ class ToolBatch:
             redacted=redacted,
             images=images,
         )
-
-
-def _rejection_text(decision: ReviewDecision) -> str:
-    lines = [f"Rejected by review ({decision.decided_by}): {decision.reason or 'no reason given'}"]
-    for vote in decision.votes:
-        if vote.verdict != "approve":
-            lines.append(f"- {vote.reviewer} ({vote.verdict}): {vote.reason or 'no reason given'}")
-    lines.append("The call was not executed. Consider a safer way to reach the goal.")
-    return "\n".join(lines)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.deferral import PendingTurn
 from quorum.application.execution import RunRequest, RunResult
@@ -37,11 +38,6 @@ from quorum.domain.responses import LlmResponse, Usage
 from quorum.domain.secrets import Redactor
 from quorum.domain.text import valid_unicode
 from quorum.domain.tools import RiskAssessment, ToolDefinition, ToolSpec
-
-TURN_LIMIT_NOTE = (
-    "The tool turn limit of this run has been reached, so the calls above were not executed. "
-    "Do not call tools. Give your best final answer from what you know so far."
-)
 
 
 class RunAgent:
@@ -111,14 +107,14 @@ class RunAgent:
         except TimeoutError:
             if not deadline.expired():
                 raise
-            reason, detail = RunStopReason.TIMEOUT, f"the run timed out after {params.timeout_seconds:g} s"
-            state.close(session, self._observer, None, f"cancelled: {detail}")
+            reason, detail = RunStopReason.TIMEOUT, say.run_timed_out(params.timeout_seconds)
+            state.close(session, self._observer, None, say.cancelled(detail))
         except asyncio.CancelledError:
-            state.close(session, self._observer, None, "cancelled: the run was cancelled")
-            self._finish(state, RunStopReason.CANCELLED, "the run was cancelled")
+            state.close(session, self._observer, None, say.cancelled(say.RUN_CANCELLED))
+            self._finish(state, RunStopReason.CANCELLED, say.RUN_CANCELLED)
             raise
         except RunFailure as failure:
-            state.close(session, self._observer, None, f"not executed: {failure}")
+            state.close(session, self._observer, None, say.not_executed(str(failure)))
             reason, detail = RunStopReason.ERROR, str(failure)
         return self._finish(state, reason, detail)
 
@@ -166,7 +162,7 @@ class RunAgent:
             stop = state.stop_after(response, params.max_total_tokens)
             if stop is not None:
                 if calls:
-                    state.close(session, self._observer, TurnCalls(calls), f"not executed: {stop[1]}")
+                    state.close(session, self._observer, TurnCalls(calls), say.not_executed(stop[1]))
                 self._observer.on_event(TurnFinished(turn=turn))
                 return stop
             if not calls:
@@ -223,9 +219,7 @@ class RunAgent:
     ) -> Stop | TurnInput:
         """The stop a batch's outcome calls for, or the turn sending its results."""
         if rejections.exhausted:
-            state.close(
-                session, self._observer, pending, f"not executed: the run stops after {rejections.limit} rejections"
-            )
+            state.close(session, self._observer, pending, say.not_executed(say.rejections_exhausted(rejections.limit)))
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"
         waiting = [pending.waiting[i] for i in pending.missing() if i in pending.waiting]
         if waiting:
@@ -237,14 +231,14 @@ class RunAgent:
 
     async def _turn_limit(self, request: RunRequest, session: LlmSession, state: RunState, pending: TurnCalls) -> Stop:
         params = request.params
-        detail = f"the tool turn limit ({params.max_tool_turns}) was reached"
-        note = f"not executed: {detail}"
+        detail = say.turn_limit_reached(params.max_tool_turns)
+        note = say.not_executed(detail)
         if params.on_turn_limit == "stop":
             state.close(session, self._observer, pending, note)
             self._observer.on_event(TurnFinished(turn=state.turns))
             return RunStopReason.MAX_TURNS, detail
         state.answer_missing(pending, self._observer, note)
-        summary = TurnInput.answering(pending.ordered(), None, note=TURN_LIMIT_NOTE)
+        summary = TurnInput.answering(pending.ordered(), None, note=say.TURN_LIMIT_NOTE)
         response = await self._ask(session, summary, params.stream, state)
         leftover = response.tool_calls()
         if leftover:  # the model ignored the instruction; keep the history valid all the same

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from quorum.application import model_wording as say
 from quorum.application.ports.llm import LlmSession
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
@@ -52,10 +53,10 @@ class RunState:
         if budget is not None and self.usage.total_tokens > budget:
             return (
                 RunStopReason.MAX_TOKENS,
-                f"the token budget of {budget} was exceeded ({self.usage.total_tokens} used)",
+                say.token_budget_exceeded(budget, self.usage.total_tokens),
             )
         if response.stop_reason.kind == "max_tokens":
-            return RunStopReason.MAX_TOKENS, "the model stopped at its output token limit"
+            return RunStopReason.MAX_TOKENS, say.OUTPUT_TOKEN_LIMIT
         return None
 
     def answer_missing(self, pending: TurnCalls, observer: RunObserver, note: str) -> None:

@@ -12,6 +12,7 @@ import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from quorum.application import model_wording as say
 from quorum.domain.errors import QuorumError, RequiredToolSourceError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult, ToolSpec
 from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceNotes, ToolSourceOrigins, ToolSourceProblems
@@ -119,7 +120,7 @@ class PluginToolExecutor:
         except QuorumError as error:
             outcome = ToolResult(output=str(error), is_error=True)
         except Exception as error:
-            outcome = ToolResult(output=f"tool {call.name!r} failed: {type(error).__name__}: {error}", is_error=True)
+            outcome = ToolResult(output=say.tool_failed(call.name, error), is_error=True)
         if not isinstance(outcome, ToolResult):
             outcome = ToolResult(output=str(outcome))
         outcome = apply_image_policy(outcome, self._settings.images)  # before the cap: no half base64

@@ -106,15 +106,17 @@ MODEL_FACING_PHRASES = (
     "; the process group was killed (exit code ",
     "Rejected by review (",
     "The call was not executed. Consider a safer way to reach the goal.",
-    "not executed: the run stops after ",
+    "not executed: ",
+    "the run stops after ",
     " consecutive rejections",
     "the tool turn limit (",
     "The tool turn limit of this run has been reached, so the calls above were not executed. ",
     "Do not call tools. Give your best final answer from what you know so far.",
     "the token budget of ",
     "the model stopped at its output token limit",
-    "cancelled: the run timed out after ",
-    "cancelled: the run was cancelled",
+    "cancelled: ",
+    "the run timed out after ",
+    "the run was cancelled",
     "the outcome of this call is unknown: the worker executing it stopped or lost contact (",
     "It was not retried, as a high-risk call runs at most once. Check whether it took effect before trying again.",
     "interrupted: the run ended before this call produced a result; it may or may not have run",
@@ -123,11 +125,7 @@ MODEL_FACING_PHRASES = (
 
 def test_the_documented_error_results_are_worded_as_the_code_words_them() -> None:
     page = (ROOT / "docs" / "tools-and-sandbox.md").read_text(encoding="utf-8")
-    source = "\n".join(
-        path.read_text(encoding="utf-8")
-        for package in ("domain", "application", "infrastructure", "api", "cli")
-        for path in (ROOT / package).rglob("*.py")
-    )
+    source = (ROOT / "application" / "model_wording.py").read_text(encoding="utf-8")  # the one module
     missing_in_page = [phrase for phrase in MODEL_FACING_PHRASES if phrase not in page]
     missing_in_code = [phrase for phrase in MODEL_FACING_PHRASES if phrase not in source]
     assert missing_in_page == [] and missing_in_code == []

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from quorum.application import model_wording as say
 from quorum.application.ports.approvals import PendingApprovals, PendingCall
 from quorum.application.ports.llm import LlmGateway, ToolSchemas, TurnInput
 from quorum.application.ports.pricing import PriceList
@@ -209,7 +210,7 @@ class QuorumActivities:
             async with asyncio.timeout(request.timeout):
                 outcome = await parts.executor.execute(request.call, clearance=request.clearance)
         except TimeoutError:
-            outcome = ToolResult(output=f"{request.call.name} timed out after {request.timeout:g} s", is_error=True)
+            outcome = ToolResult(output=say.tool_timed_out(request.call.name, request.timeout), is_error=True)
         except QuorumError as error:
             outcome = ToolResult(output=f"{type(error).__name__}: {error}", is_error=True)
         finally:

@@ -18,6 +18,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from quorum.application import model_wording as say
     from quorum.application.ports.reviewer import ReviewContext
     from quorum.domain.policy import ArgumentView
     from quorum.domain.review import ReviewDecision, Vote
@@ -25,12 +26,6 @@ with workflow.unsafe.imports_passed_through():
     from quorum.infrastructure.engines.temporal.messages import CallFacts, PanelRequest, Prepared, RunSpec, ToolRequest
     from quorum.infrastructure.engines.temporal.policies import LOW_RISK, MODEL, ONCE, cause_of
     from quorum.infrastructure.review.human import decision_without_asking
-
-UNKNOWN_OUTCOME = (
-    "the outcome of this call is unknown: the worker executing it stopped or lost contact ({why}). "
-    "It was not retried, as a high-risk call runs at most once. Check whether it took effect before trying again."
-)
-"""What the model sees of a high-risk call whose single attempt ended without a result."""
 
 
 class ActivityExecutor:
@@ -68,7 +63,7 @@ class ActivityExecutor:
             )
         except ActivityError as error:
             if high:
-                return ToolResult(output=UNKNOWN_OUTCOME.format(why=cause_of(error)), is_error=True)
+                return ToolResult(output=say.outcome_unknown(cause_of(error)), is_error=True)
             return ToolResult(output=f"the call failed on every attempt: {cause_of(error)}", is_error=True)
 
 

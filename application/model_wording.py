@@ -1,0 +1,117 @@
+"""Every sentence the loop writes for the model to read, in one place.
+
+A tool result that is not a tool's own output (an error, a rejection, a timeout, a call left
+unexecuted) and the notes the loop adds to a request (the turn limit) are worded here and nowhere
+else, so changing what the model reads touches this one file, and ``docs/tools-and-sandbox.md``
+("What the model receives when a call does not succeed") quotes it (a test compares the two).
+Most of these sentences also end up in run events and in ``stop_reason`` details that people read:
+they are written to be understood by both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from quorum.domain.review import ReviewDecision
+
+TURN_LIMIT_NOTE = (
+    "The tool turn limit of this run has been reached, so the calls above were not executed. "
+    "Do not call tools. Give your best final answer from what you know so far."
+)
+"""The user text after the last results when ``on_turn_limit = "summarize"`` asks for an answer."""
+
+INTERRUPTED_RESULT = "interrupted: the run ended before this call produced a result; it may or may not have run"
+"""The result of a call whose run ended (killed, crashed) before it was answered, when the run is continued."""
+
+RUN_CANCELLED = "the run was cancelled"
+OUTPUT_TOKEN_LIMIT = "the model stopped at its output token limit"
+THREAD_ABANDONED = " (its thread was abandoned)"
+
+
+def unknown_tool(name: str, available: Iterable[str]) -> str:
+    """A call to a tool that is not offered."""
+    return f"unknown tool {name!r}; available tools: {', '.join(available) or '(none)'}"
+
+
+def not_executed_because(name: str, problem: str) -> str:
+    """A call refused before it ran (its arguments are wrong): ``problem`` says what is wrong."""
+    return f"{name}: {problem}; the call was not executed"
+
+
+def arguments_not_an_object(error: str, received: str) -> str:
+    """Arguments that are not a JSON object (``received``: the start of what the model sent)."""
+    return f"arguments are not a JSON object ({error}); received: {received!r}"
+
+
+def invalid_arguments(problems: list[str], more: int = 0) -> str:
+    """Arguments that break the tool's schema: each of ``problems`` is ``where: what``."""
+    return "invalid arguments: " + "; ".join(problems) + (f" (+{more} more)" if more else "")
+
+
+def tool_failed(name: str, error: BaseException) -> str:
+    """A tool that raised: its exception's type and message."""
+    return f"tool {name!r} failed: {type(error).__name__}: {error}"
+
+
+def tool_timed_out(name: str, seconds: float, how: str = "") -> str:
+    """A call stopped at its timeout; ``how`` adds what was done to stop it (a killed process group)."""
+    return f"{name} timed out after {seconds:g} s and was cancelled{how}"
+
+
+def process_group_killed(exit_code: int | None) -> str:
+    """``how`` of a command's timeout: its whole process group was killed."""
+    return f"; the process group was killed (exit code {exit_code})"
+
+
+def rejected(decision: ReviewDecision) -> str:
+    """A call the review rejected: who decided, why, each dissenting vote, and a way forward."""
+    lines = [f"Rejected by review ({decision.decided_by}): {decision.reason or 'no reason given'}"]
+    for vote in decision.votes:
+        if vote.verdict != "approve":
+            lines.append(f"- {vote.reviewer} ({vote.verdict}): {vote.reason or 'no reason given'}")
+    lines.append("The call was not executed. Consider a safer way to reach the goal.")
+    return "\n".join(lines)
+
+
+def review_failed(stage: str, error: BaseException | str) -> str:
+    """The reason of a rejection because the review itself failed (fail-closed): ``stage`` names what failed."""
+    what = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else error
+    return f"{stage} failed: {what}"
+
+
+def not_executed(detail: str) -> str:
+    """The result of a call left unexecuted because the run stops (``detail``: why it stops)."""
+    return f"not executed: {detail}"
+
+
+def cancelled(detail: str) -> str:
+    """The result of a call cut off by a timeout or cancellation of the whole run."""
+    return f"cancelled: {detail}"
+
+
+def rejections_exhausted(limit: int) -> str:
+    """Why calls after too many rejections in a row are not executed."""
+    return f"the run stops after {limit} consecutive rejections"
+
+
+def turn_limit_reached(max_tool_turns: int) -> str:
+    """Why the run stops at its tool turn limit."""
+    return f"the tool turn limit ({max_tool_turns}) was reached"
+
+
+def run_timed_out(seconds: float) -> str:
+    """Why the run stopped at its timeout."""
+    return f"the run timed out after {seconds:g} s"
+
+
+def token_budget_exceeded(budget: int, used: int) -> str:
+    """Why the run stopped at its token budget."""
+    return f"the token budget of {budget} was exceeded ({used} used)"
+
+
+def outcome_unknown(why: str) -> str:
+    """A high-risk call whose worker stopped mid-call (Temporal): it is not run again."""
+    return (
+        f"the outcome of this call is unknown: the worker executing it stopped or lost contact ({why}). "
+        "It was not retried, as a high-risk call runs at most once. Check whether it took effect before trying again."
+    )
