@@ -52,6 +52,10 @@ def _jq_rule(args: Sequence[str]) -> str | None:
     return f"jq filter using {found!r} reads the environment or other files" if found else None
 
 
+_TEST = no_options(short="vR", what="evaluates a variable name (bash runs $(…) in an array subscript)")
+"""``test``/``[``: bash's ``-v``/``-R`` evaluate a name, and ``-v 'a[$(cmd)]'`` runs ``cmd`` even
+single-quoted; every other operator only compares strings, numbers or workspace files."""
+
 _FILES0 = ("files0-from",)
 _CHECKSUM = no_options(short="c", long=("check",), what="reads the files named in a list")
 
@@ -106,10 +110,11 @@ ALLOWED: dict[str, Rule | None] = {
     "jq": _jq_rule,
     "md5sum": _CHECKSUM,
     "sha256sum": _CHECKSUM,
+    "seq": None,
     "true": None,
     "false": None,
-    "test": None,
-    "[": None,
+    "test": _TEST,
+    "[": _TEST,
     "git": git_rule,
 }
 """Read-only programs and, for those with writing, running or indirect-reading options, their rule."""
