@@ -38,7 +38,7 @@ from quorum.infrastructure.providers.gateway import PluginLlmGateway
 from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
 from quorum.infrastructure.tools.executor import PluginToolExecutor
-from quorum.infrastructure.tools.function_source import FunctionToolSource
+from quorum.infrastructure.tools.functions.source import FunctionToolSource
 from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
 
 if TYPE_CHECKING:  # imported when a run builds its reviewer

@@ -15,10 +15,10 @@ import pytest
 
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.tools import ToolCall
-from quorum.infrastructure.tools import atomic_write, search
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag, Stopped
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.read_lines import read_lines
+from quorum.infrastructure.tools.files import atomic_write, search
+from quorum.infrastructure.tools.files.read_lines import read_lines
 from quorum.infrastructure.tools.workspace import Workspace
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.domain.tools import Clearance, RiskLevel, ToolCall
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.command_risk import classify_command
 from quorum.infrastructure.tools.settings import CommandEnvSettings, ToolsSettings
+from quorum.infrastructure.tools.shell.risk import classify_command
 from tests.integration.tools.conftest import builtin_source
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quorum.infrastructure.tools.shell_syntax import ParsedCommand, Redirection, parse_command
+from quorum.infrastructure.tools.shell.syntax import ParsedCommand, Redirection, parse_command
 
 RUNS_RM = [
     " rm",

@@ -9,7 +9,7 @@ from quorum.application.ports.tool_executor import ToolOutcome
 from quorum.application.run_context import current_run_id
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
 from quorum.infrastructure.plugins.registries import FunctionTool
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
 
 class FunctionToolSource:

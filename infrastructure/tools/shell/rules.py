@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quorum.infrastructure.tools.command_options import Rule, no_options, operands
-from quorum.infrastructure.tools.git_rule import git_rule
+from quorum.infrastructure.tools.shell.git_rule import git_rule
+from quorum.infrastructure.tools.shell.options import Rule, no_options, operands
 
 _FIND_REFUSED = ("-exec", "-ok", "-delete", "-fprint", "-fls", "-newer", "-anewer", "-cnewer", "-files0-from")
 """Prefixes: -exec/-execdir/-ok/-okdir run commands, -fprint*/-fls write, -newer* read other files,

@@ -1,6 +1,6 @@
 """A shell token, and how the characters of a word (each quoted or not) become one.
 
-The lexer (``shell_lexer``) records, for every character of a word, whether it was quoted; that
+The lexer (``lexer``) records, for every character of a word, whether it was quoted; that
 is what decides whether ``*`` globs, ``{a,b}`` multiplies, and ``NAME=`` assigns.
 """
 
