@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,8 @@ from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.stderr_log import StderrLog
 
 if TYPE_CHECKING:
+    from mcp.client.session import MessageHandlerFnT
+
     from quorum.infrastructure.mcp.auth.oauth import LoginRequired
 
 _BODY_LINES = 5
@@ -114,7 +116,7 @@ async def open_client(
     *,
     ended: asyncio.Event,
     http_errors: HttpErrors,
-    on_message: Callable[[Any], Awaitable[None]],
+    on_message: MessageHandlerFnT,
     on_login_required: Callable[[LoginRequired], None],
 ) -> Any:
     """The initialized SDK client of ``endpoint``, entered on ``stack`` (left when it closes).
