@@ -87,7 +87,13 @@ class _Lexer:
                 expect_delimiter = operator.endswith("-") if operator in ("<<", "<<-") else None
             else:
                 word = self._word()
-                if word.text.isdigit() and not word.quoted and self._at() in ("<", ">") and self._at(1) != "(":
+                if (
+                    word.text.isascii()
+                    and word.text.isdigit()
+                    and not word.quoted
+                    and self._at() in ("<", ">")
+                    and self._at(1) != "("
+                ):
                     operator = self._operator() or ""  # every operator starting with < or > redirects
                     out.append(Token("operator", operator, fd=int(word.text[-9:])))
                     expect_delimiter = operator.endswith("-") if operator in ("<<", "<<-") else None
