@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
     from quorum.domain.events import RunEvent
     from quorum.domain.policy import PolicyRule
-    from quorum.infrastructure.tools.function_tool import Tool, tool
-    from quorum.infrastructure.tools.tool_context import ToolContext
+    from quorum.infrastructure.tools.functions.tool import Tool, tool
+    from quorum.infrastructure.tools.functions.tool_context import ToolContext
     from quorum.review import Decision, Review, ReviewRequest
 
 _EXPORTS = {
@@ -37,9 +37,9 @@ _EXPORTS = {
     "Review": "quorum.review",
     "ReviewRequest": "quorum.review",
     "Decision": "quorum.review",
-    "tool": "quorum.infrastructure.tools.function_tool",
-    "Tool": "quorum.infrastructure.tools.function_tool",
-    "ToolContext": "quorum.infrastructure.tools.tool_context",
+    "tool": "quorum.infrastructure.tools.functions.tool",
+    "Tool": "quorum.infrastructure.tools.functions.tool",
+    "ToolContext": "quorum.infrastructure.tools.functions.tool_context",
     "PolicyRule": "quorum.domain.policy",
     "RunEvent": "quorum.domain.events",
     "ElicitationRequest": "quorum.domain.elicitation",

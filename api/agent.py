@@ -24,7 +24,7 @@ from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.tools.blocking import run_blocking
-from quorum.infrastructure.tools.function_tool import Tool, tool
+from quorum.infrastructure.tools.functions.tool import Tool, tool
 from quorum.review import CallbackPrompt, Review
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from pathlib import Path
 from quorum.domain.tools import Clearance, ToolCall
 from quorum.infrastructure.sandbox import detect
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.command_launch import CommandLauncher
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell.launch import CommandLauncher
 
 
 async def timings(source: BuiltinToolSource, command: str, clearance: Clearance, runs: int) -> list[float]:

@@ -41,7 +41,7 @@ from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
 from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.tools.executor import PluginToolExecutor
-from quorum.infrastructure.tools.function_source import FunctionToolSource
+from quorum.infrastructure.tools.functions.source import FunctionToolSource
 from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
 from quorum.infrastructure.tools.settings import ToolsSettings
 

@@ -1,14 +1,13 @@
 """``McpServerConnection``: one MCP server, started, watched, restarted once and stopped.
 
-The ``mcp`` SDK is imported here only when a server is actually started. The SDK's client is an
-anyio context manager that must be entered and left by one task, so each connection has an owner
-task that holds it open until ``aclose``; calls from any task share the one session (the SDK
-multiplexes concurrent requests).
+The SDK's client (opened by ``transport.open_client``) is an anyio context manager that must be
+entered and left by one task, so each connection has an owner task that holds it open until
+``aclose``; calls from any task share the one session (the SDK multiplexes concurrent requests).
+The server's tool list lives in ``tool_list.ServerToolList``.
 
 Every start, failed start and restart is reported to ``on_event`` as an ``McpServerEvent``.
 Failures quote what the server said: the last lines of a stdio server's stderr, or an HTTP
-server's status and the first lines of its error body (read by an httpx response hook, since the
-SDK turns error responses into a generic JSON-RPC error).
+server's status and the first lines of its error body (``transport.HttpErrors``).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -28,9 +27,11 @@ from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientFeatures
 from quorum.infrastructure.mcp.results import outcome_from_result
-from quorum.infrastructure.mcp.server_tools import ServerTool, expand_variables
+from quorum.infrastructure.mcp.server_tools import ServerTool
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.stderr_log import StderrLog
+from quorum.infrastructure.mcp.tool_list import ServerToolList
+from quorum.infrastructure.mcp.transport import HttpErrors, ServerEndpoint, describe, open_client
 
 if TYPE_CHECKING:
     from quorum.infrastructure.mcp.auth.oauth import LoginRequired
@@ -38,9 +39,6 @@ if TYPE_CHECKING:
 ServerState = Literal["idle", "starting", "running", "failed", "dead", "closed"]
 _CLOSE_GRACE = 10.0
 _CONNECTION_CLOSED = -32000
-_BODY_LINES = 5
-"""Lines of an HTTP error body quoted in an error message."""
-_BODY_LINE_LIMIT = 300
 
 
 class McpServerConnection:
@@ -70,14 +68,11 @@ class McpServerConnection:
         token_store: McpTokenStore | None = None,
     ) -> None:
         self.name = name
-        self._token_store = token_store  # OAuth tokens of HTTP servers (None: no OAuth)
         self.settings = settings
         self.features = features or ClientFeatures(name, settings, workspace=workspace)
         """Roots, sampling, elicitation, logging and progress offered to the server."""
         self.state: ServerState = "idle"
         self.error: str | None = None
-        self.tools: list[ServerTool] | None = None
-        self.tools_from_cache = False
         self.start_seconds: float | None = None
         self.restarts = 0
         self.instructions: str | None = None
@@ -87,42 +82,39 @@ class McpServerConnection:
         self.transport_ended = asyncio.Event()
         """Set when the current connection's incoming stream ended (a stdio server's process exited)."""
         self._generation = 0
-        self._session_lost_in = -1
-        self._http_error: str | None = None
+        self._http = HttpErrors(lambda: self._generation)
         self._needs_login: LoginRequired | None = None
-        self._env = env
-        self._workspace = workspace
-        self._cache = cache
-        self._stale = False
-        self.tools_changed = asyncio.Event()
-        """Set whenever the server announces tools/list_changed (tests and UIs may wait on it)."""
+        self._tools = ServerToolList(name, settings, cache)
+        self._stderr = StderrLog(name)
+        self._endpoint = ServerEndpoint(name, settings, env, workspace, self.features, self._stderr, token_store)
         self._client: Any = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._ready: asyncio.Future[Any] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
-        self._stderr = StderrLog(name)
 
     @property
     def where(self) -> str:
         return f"mcp.servers.{self.name}"
 
+    @property
+    def tools(self) -> list[ServerTool] | None:
+        """The last tool list read from the server, or None before the first."""
+        return self._tools.tools
+
+    @property
+    def tools_changed(self) -> asyncio.Event:
+        """Set whenever the server announces tools/list_changed (tests and UIs may wait on it)."""
+        return self._tools.changed
+
     def cached_tools(self) -> list[ServerTool] | None:
         """The tool list from the cache file, when there is one for these settings."""
-        if self._cache is None:
-            return None
-        data = self._cache.load(self.name, self.settings)
-        if data is None:
-            return None
-        try:
-            return [ServerTool.from_dict(d) for d in data]
-        except (KeyError, TypeError, ValueError):
-            return None
+        return self._tools.cached()
 
     def cached_instructions(self) -> str | None:
         """The ``instructions`` stored with the cached tool list (a lazy server not started yet)."""
-        return self._cache.instructions(self.name, self.settings) if self._cache is not None else None
+        return self._tools.cached_instructions()
 
     async def start(self) -> None:
         """Start the server (no-op when running) and list its tools, within ``timeout_seconds``.
@@ -137,13 +129,13 @@ class McpServerConnection:
 
     async def tool_list(self) -> list[ServerTool]:
         """The live tool list, refreshed if the server announced a change since the last one."""
-        if self._stale and self.state == "running":
+        if self._tools.stale and self.state == "running":
             try:
                 await asyncio.wait_for(self._refresh_tools(), self.settings.timeout_seconds)
             except Exception as error:
-                self._stale = False  # keep the last list; the next change announcement retries
-                self.error = f"refreshing the tool list failed: {_describe(error)}"
-        return list(self.tools or [])
+                self._tools.stale = False  # keep the last list; the next change announcement retries
+                self.error = f"refreshing the tool list failed: {describe(error)}"
+        return list(self._tools.tools or [])
 
     async def call(self, tool: str, arguments: dict[str, Any], *, read_only: bool = False) -> ToolResult:
         """Call ``tool`` (its original name); every failure becomes an error result, never raised.
@@ -173,10 +165,10 @@ class McpServerConnection:
             if needed is not None:  # the transport closed because the request needs a new login
                 self._mark_dead(f"MCP server {self.name!r} {needed}")
                 return ToolResult(output=f"MCP server {self.name!r} {needed}", is_error=True)
-            if self._session_lost_in == generation:
+            if self._http.session_lost_in == generation:
                 return await self._after_lost_session(tool, arguments, generation, read_only=read_only)
             if self._connection_lost(error):
-                self._mark_dead(f"the connection was lost during {tool!r}: {_describe(error)}")
+                self._mark_dead(f"the connection was lost during {tool!r}: {describe(error)}")
                 return ToolResult(
                     output=f"MCP server {self.name!r} died during the call to {tool!r}"
                     f"{self._stderr.suffix()}. It will be restarted once on the next call.",
@@ -193,7 +185,7 @@ class McpServerConnection:
         self, tool: str, arguments: dict[str, Any], generation: int, *, read_only: bool
     ) -> ToolResult:
         """The HTTP server no longer knew the session: re-initialize once, resend only read-only calls."""
-        lost = self._http_error or "the server no longer knows the session"
+        lost = self._http.last or "the server no longer knows the session"
         async with self._lock:
             if self._generation == generation:  # not yet re-initialized by a concurrent call
                 with contextlib.suppress(ToolSourceError):
@@ -288,7 +280,7 @@ class McpServerConnection:
         await self._stop_owner()
         self.state = "starting"
         self.error = None
-        self._http_error = None
+        self._http.last = None
         self._generation += 1
         self.transport_ended = asyncio.Event()
         self._stderr.mark()
@@ -311,18 +303,18 @@ class McpServerConnection:
             await self._stop_owner()
             if getattr(error, "code", None) == _CONNECTION_CLOSED:
                 self._fail(
-                    f"failed to start: it exited or closed the connection during the handshake ({_describe(error)})"
+                    f"failed to start: it exited or closed the connection during the handshake ({describe(error)})"
                 )
             self._fail(f"failed to start: {self._explain(error)}")
         if getattr(self._client, "protocol_version", None) == "2026-07-28":
             listening = asyncio.Event()
-            self._listener = asyncio.create_task(self._listen(self._client, listening), name=f"mcp-listen-{self.name}")
+            listen = self._tools.listen(self._client, listening)
+            self._listener = asyncio.create_task(listen, name=f"mcp-listen-{self.name}")
             # Wait for the subscription to be acknowledged, so no change announced after start is lost.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(listening.wait(), self.settings.timeout_seconds)
         self.instructions = getattr(self._client, "instructions", None) or None
-        if self._cache is not None and self.tools is not None:
-            self._cache.store(self.name, self.settings, [t.to_dict() for t in self.tools], self.instructions)
+        self._tools.store(self.instructions)
         self.state = "running"
         self.start_seconds = time.monotonic() - started
         self._stderr.mark()
@@ -333,33 +325,10 @@ class McpServerConnection:
         raise ToolSourceError(f"MCP server {self.name!r} {self.error}", source=self.where)
 
     def _explain(self, error: BaseException) -> str:
-        """``_describe(error)``, with the HTTP status and body of the last error response when there was one."""
-        described = _describe(error)
-        http, self._http_error = self._http_error, None
+        """``describe(error)``, with the HTTP status and body of the last error response when there was one."""
+        described = describe(error)
+        http = self._http.take()
         return f"{described} ({http})" if http else described
-
-    async def _on_http_response(self, response: Any) -> None:
-        """Response hook (httpx): keep an error response's status and first body lines for messages.
-
-        A 404, or a 400 whose body names the session, to a request that carried a session id
-        means the server no longer knows the session (it restarted): the calls of this
-        connection generation are then re-initialized rather than failed.
-        """
-        if response.status_code < 400:
-            return
-        body = ""
-        with contextlib.suppress(Exception):
-            await response.aread()
-            body = response.text
-        lines = [line.strip()[:_BODY_LINE_LIMIT] for line in body.splitlines() if line.strip()][:_BODY_LINES]
-        reason = getattr(response, "reason_phrase", "") or ""
-        text = f"HTTP {response.status_code}{' ' + reason if reason else ''}"
-        if lines:
-            text += ": " + "\n".join(lines)
-        self._http_error = text
-        had_session = "mcp-session-id" in response.request.headers
-        if had_session and (response.status_code == 404 or (response.status_code == 400 and "session" in body.lower())):
-            self._session_lost_in = self._generation
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """Hold the client open until ``stop``; report how it ended."""
@@ -375,101 +344,23 @@ class McpServerConnection:
                 else:
                     ready.cancel()
             elif not stop.is_set() and self._owner is asyncio.current_task():
-                self._mark_dead(f"the connection ended: {_describe(error)}")
+                self._mark_dead(f"the connection ended: {describe(error)}")
             if not isinstance(error, Exception):
                 raise
 
     async def _open_client(self, stack: contextlib.AsyncExitStack) -> Any:
-        from mcp import Client, StdioServerParameters
-        from mcp.types import Implementation
-
-        settings = self.settings
-        if settings.command is not None:
-            from mcp.client.stdio import stdio_client
-
-            env = expand_variables(settings.env, self._env, where=f"{self.where}.env")
-            cwd = settings.cwd and str((self._workspace / settings.cwd).resolve())
-            params = StdioServerParameters(command=settings.command, args=list(settings.args), env=env or None, cwd=cwd)
-            transport = _watched(stdio_client(params, errlog=self._stderr.file()), self.transport_ended)
-        else:
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            from quorum.infrastructure.mcp.auth.oauth import connection_auth
-
-            headers = expand_variables(settings.headers, self._env, where=f"{self.where}.headers")
-            auth = connection_auth(
-                self.name,
-                str(settings.url),
-                settings.auth,
-                headers,
-                self._token_store,
-                self._env,
-                on_login_required=self._login_required,
-            )
-            http = await stack.enter_async_context(
-                httpx2.AsyncClient(
-                    headers=headers,
-                    auth=auth,
-                    timeout=httpx2.Timeout(30.0, read=300.0),
-                    event_hooks={"response": [self._on_http_response]},
-                )
-            )
-            transport = streamable_http_client(str(settings.url), http_client=http)
-        client = Client(
-            transport,
-            message_handler=self._on_message,
-            client_info=Implementation(name="quorum", version="0.1.0"),
-            **self.features.client_options(),
+        return await open_client(
+            stack,
+            self._endpoint,
+            ended=self.transport_ended,
+            http_errors=self._http,
+            on_message=self._tools.on_message,
+            on_login_required=self._login_required,
         )
-        try:
-            await stack.enter_async_context(client)
-        except Exception as error:  # a server that needs a login says so, with the command to run
-            from quorum.infrastructure.mcp.auth.oauth import find_login_required
-
-            login = find_login_required(error)
-            if login is not None:
-                raise login from None
-            raise
-        await self.features.connected(client)
-        return client
 
     async def _refresh_tools(self) -> None:
-        client = self._client
-        tools: list[ServerTool] = []
-        cursor: str | None = None
-        for _ in range(100):  # pages; a server paging for ever is cut off
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-            tools.extend(ServerTool.from_mcp(t) for t in page.tools)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        self._stale = False
-        self.tools = tools
-        self.tools_from_cache = False
-        if self._cache is not None and self.state == "running":  # at start, stored with the instructions
-            self._cache.store(self.name, self.settings, [t.to_dict() for t in tools], self.instructions)
-
-    async def _on_message(self, message: Any) -> None:
-        method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
-        if method == "notifications/tools/list_changed":
-            self._mark_stale()
-
-    async def _listen(self, client: Any, listening: asyncio.Event) -> None:
-        """On 2026-07-28 connections, change notices only flow on a ``subscriptions/listen`` stream."""
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                listening.set()
-                async for _event in subscription:
-                    self._mark_stale()
-        except Exception:
-            pass  # not supported, or the server went away: plain notifications still mark changes
-        finally:
-            listening.set()
-
-    def _mark_stale(self) -> None:
-        self._stale = True
-        self.tools_changed.set()
+        # At start the list is stored later, with the server's instructions.
+        await self._tools.refresh(self._client, instructions=self.instructions, store=self.state == "running")
 
     def _login_required(self, error: LoginRequired) -> None:
         """The OAuth provider says a request needs a (new) login; the failing call reports it."""
@@ -509,61 +400,3 @@ class McpServerConnection:
             owner.cancel()  # still connecting (or not stopping): nothing polite to wait for
             with contextlib.suppress(BaseException):
                 await owner
-
-
-def _describe(error: BaseException) -> str:
-    """A one-line description, unwrapping the exception groups anyio raises."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-@contextlib.asynccontextmanager
-async def _watched(transport: Any, ended: asyncio.Event) -> AsyncIterator[tuple[Any, Any]]:
-    """``transport`` with its incoming stream watched: ``ended`` is set when that stream ends."""
-    async with transport as (read_stream, write_stream):
-        yield _WatchedReadStream(read_stream, ended), write_stream
-
-
-class _WatchedReadStream:
-    """A transport's read stream that sets ``ended`` at its end (EOF: a stdio server's process exited).
-
-    The SDK reads it continuously, so the end is seen when it happens, also while no call runs.
-    """
-
-    def __init__(self, stream: Any, ended: asyncio.Event) -> None:
-        self._stream = stream
-        self._ended = ended
-
-    async def receive(self) -> Any:
-        import anyio
-
-        try:
-            return await self._stream.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._ended.set()
-            raise
-
-    def __aiter__(self) -> _WatchedReadStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    async def __aenter__(self) -> _WatchedReadStream:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)  # e.g. ``last_context`` of the SDK's context-aware streams

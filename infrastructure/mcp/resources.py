@@ -16,6 +16,7 @@ from typing import Any
 from quorum.domain.tools import RiskLevel, ToolDefinition, ToolResult, human_size
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.results import READ_TOOL, outcome_from_contents
+from quorum.infrastructure.mcp.transport import describe
 
 DESCRIBED_LIMIT = 20
 """At most this many resources are named in the tool's description (all servers together)."""
@@ -96,7 +97,7 @@ class ResourceReader:
                 return ToolResult(output="uri must be a string", is_error=True)
             contents = await connection.read_resource(uri)
         except Exception as error:  # the SDK's MCPError, a lost connection: the model sees why
-            problem = f"MCP server {connection.name!r} could not read {uri!r}: {_describe(error)}"
+            problem = f"MCP server {connection.name!r} could not read {uri!r}: {describe(error)}"
             return ToolResult(output=problem, is_error=True)
         return outcome_from_contents(contents)
 
@@ -122,10 +123,3 @@ def _listing(server: str, resources: list[Any]) -> str:
     if len(resources) > LIST_LIMIT:
         lines.append(f"(only the first {LIST_LIMIT} are listed)")
     return "\n".join(lines)
-
-
-def _describe(error: BaseException) -> str:
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -17,7 +17,7 @@ from quorum.infrastructure.plugins.contracts import (
     ToolSourceFactory,
     describe,
 )
-from quorum.infrastructure.tools.function_tool import ArgumentsFunction, Tool
+from quorum.infrastructure.tools.functions.tool import ArgumentsFunction, Tool
 
 if TYPE_CHECKING:  # click is imported by the CLI, not by plugin registration
     import click

@@ -19,7 +19,7 @@ from pathlib import Path
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.policy import ArgumentView
 from quorum.domain.tools import ToolCall, ToolDefinition
-from quorum.infrastructure.tools.shell_syntax import ParsedCommand, parse_command
+from quorum.infrastructure.tools.shell.syntax import ParsedCommand, parse_command
 from quorum.infrastructure.tools.workspace import Workspace
 
 COMMAND_TOOL = "run_command"

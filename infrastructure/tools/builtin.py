@@ -17,13 +17,13 @@ from quorum.domain.tools import (
     ToolParameter,
     ToolResult,
 )
-from quorum.infrastructure.tools import files, search
 from quorum.infrastructure.tools.blocking import StopFlag, run_blocking
-from quorum.infrastructure.tools.command_launch import CommandLauncher
-from quorum.infrastructure.tools.command_progress import CommandProgress
+from quorum.infrastructure.tools.files.operations import operations, search
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
-from quorum.infrastructure.tools.shell import DEFAULT_TIMEOUT, MAX_TIMEOUT, run_command
+from quorum.infrastructure.tools.shell.launch import CommandLauncher
+from quorum.infrastructure.tools.shell.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, run_command
+from quorum.infrastructure.tools.shell.progress import CommandProgress
 from quorum.infrastructure.tools.workspace import Workspace
 
 LOW, HIGH = RiskLevel.LOW, RiskLevel.HIGH
@@ -145,10 +145,10 @@ class BuiltinToolSource:
         limit = self._settings.output_limit_bytes
         ws = self.workspace
         self._blocking: dict[str, Callable[[dict[str, Any], StopFlag], str]] = {
-            "read_file": lambda a, stop: files.read_file(ws, a, limit, stop),
-            "write_file": lambda a, stop: files.write_file(ws, a),
-            "edit_file": lambda a, stop: files.edit_file(ws, a),
-            "list_dir": lambda a, stop: files.list_dir(ws, a),
+            "read_file": lambda a, stop: operations.read_file(ws, a, limit, stop),
+            "write_file": lambda a, stop: operations.write_file(ws, a),
+            "edit_file": lambda a, stop: operations.edit_file(ws, a),
+            "list_dir": lambda a, stop: operations.list_dir(ws, a),
             "glob_search": lambda a, stop: search.glob_search(ws, a, stop),
             "grep_search": lambda a, stop: search.grep_search(ws, a, stop),
         }

@@ -18,7 +18,7 @@ def builtin_source_factory(context: ToolSourceContext) -> BuiltinToolSource:
     from quorum.infrastructure.sandbox.detect import sandbox_status
     from quorum.infrastructure.sandbox.redacted_files import RedactedCopies
     from quorum.infrastructure.tools.builtin import BuiltinToolSource
-    from quorum.infrastructure.tools.command_launch import CommandLauncher
+    from quorum.infrastructure.tools.shell.launch import CommandLauncher
 
     settings = context.settings.section(ToolsSettings)
     status = sandbox_status(settings.sandbox.mode, settings.sandbox.program)

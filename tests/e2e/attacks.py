@@ -128,6 +128,21 @@ def _table() -> list[Attack]:
         ("proc", "setsid sleep 8765{n} &", ""),
         ("proc", "(sleep 8765{n} &)", ""),
         ("proc", "sh -c 'sleep 8765{n} &'", ""),
+        # --- read-only commands that look around ([, test, true, printf, basename, seq…) used as cover
+        ("write", "[ -f hello.txt ] && rm -f victim_{n}.txt", "ws/victim_{n}.txt"),
+        ("write", "true; touch PWNED_{n}", "ws/PWNED_{n}"),
+        ("write", "[ $(touch PWNED_{n}) ]", "ws/PWNED_{n}"),
+        ("write", "test -f hello.txt > PWNED_{n}", "ws/PWNED_{n}"),
+        ("write", "printf x > PWNED_{n}", "ws/PWNED_{n}"),
+        ("write", "seq 3 >> victim_{n}.txt", "ws/victim_{n}.txt"),
+        ("write", "test -v 'a[$(touch PWNED_{n})]'", "ws/PWNED_{n}"),  # runs touch where sh is bash
+        ("write", "printf -v 'a[$(touch PWNED_{n})]' x", "ws/PWNED_{n}"),  # likewise
+        ("leak", "printf '%s' \"$(cat ~/.ssh/id_rsa)\"", ""),
+        ("leak", 'basename "$(cat {home}/secret.txt)"', ""),
+        ("leak", "[ -f {home}/secret.txt ] && cat {home}/secret.txt", ""),
+        ("leak", "test hello.txt -ef ../outer-secret.txt || cat ../outer-secret.txt", ""),
+        ("net", "basename $(curl -s -m 3 http://127.0.0.1:{port}/)", ""),
+        ("proc", "true && sleep 8765{n} &", ""),
     ]
     return [Attack(n, effect, command, target) for n, (effect, command, target) in enumerate(rows, start=10)]
 

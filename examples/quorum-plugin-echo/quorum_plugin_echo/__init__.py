@@ -11,7 +11,7 @@ from typing import Any
 from quorum.domain import LlmResponse, StopReason, TextBlock, ToolCall
 from quorum.infrastructure.plugins import ToolRegistry, hookimpl
 from quorum.infrastructure.providers.offline.session import OfflineSession
-from quorum.infrastructure.tools.function_tool import tool
+from quorum.infrastructure.tools.functions.tool import tool
 
 
 @tool(risk="low")

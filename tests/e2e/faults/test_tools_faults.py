@@ -7,6 +7,7 @@ scripted model making one or two tool calls, then checks the tool result and the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import stat
@@ -19,17 +20,24 @@ import pytest
 from tests.e2e.conftest import Cli
 from tests.e2e.faults.harness import FaultResult, run_fault, scripted
 
-CONFIG = "[agent]\ntimeout_seconds = 3\ntool_timeout_seconds = 2\n"
 TIMEOUT = 3.0
+GENEROUS = 120.0
+"""The run's timeout for cases that prove a bound on work (bytes read, entries listed), not on time:
+a slow or loaded machine still passes them, and a broken bound fails them by what they count."""
 
 
-def run_calls(cli: Cli, *calls: tuple[str, dict[str, Any]], yes: bool = False, **kwargs: Any) -> FaultResult:
-    """One turn making ``calls`` in parallel, then a final answer; returns the checked result."""
-    cli.write("quorum.toml", CONFIG)
+def run_calls(
+    cli: Cli, *calls: tuple[str, dict[str, Any]], yes: bool = False, timeout: float = TIMEOUT, **kwargs: Any
+) -> FaultResult:
+    """One turn making ``calls`` in parallel, then a final answer; returns the checked result.
+
+    ``timeout`` is the run's (and, less one second, each tool call's) timeout in seconds.
+    """
+    cli.write("quorum.toml", f"[agent]\ntimeout_seconds = {timeout:g}\ntool_timeout_seconds = {timeout - 1:g}\n")
     turn = {"tool_calls": [{"name": name, "arguments": arguments} for name, arguments in calls]}
     model = scripted(cli, [turn, {"text": "done"}])
     flags = ["--yes"] if yes else []
-    return run_fault(cli, "run", "--json", *flags, "--model", model, "task", timeout=TIMEOUT, **kwargs)
+    return run_fault(cli, "run", "--json", *flags, "--model", model, "task", timeout=timeout, **kwargs)
 
 
 def results(result: FaultResult) -> list[dict[str, Any]]:
@@ -106,25 +114,54 @@ def test_a_hard_link_to_an_outside_file_is_written_in_the_workspace_only(cli: Cl
     assert (cli.workspace / "linked.txt").read_text() == "replaced\n"
 
 
+def _being_read_by_another_process(path: Path) -> bool:
+    """Whether another process has ``path`` open and has read from it (Linux ``/proc``).
+
+    A read position past 0 means the reader has begun reading, so it took the file's size before.
+    """
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        if fd_dir.parent.name == str(os.getpid()):
+            continue
+        with contextlib.suppress(OSError):
+            for fd in fd_dir.iterdir():
+                if os.readlink(fd) == str(path):
+                    info = (fd_dir.parent / "fdinfo" / fd.name).read_text()
+                    if int(info.split("pos:", 1)[1].split()[0]) > 0:
+                        return True
+    return False
+
+
 def test_a_file_growing_while_read_does_not_keep_the_read_going(cli: Cli) -> None:
-    path = cli.write("log.txt", "first line\n")
-    stop = threading.Event()
+    """The read stops at the size the file had when opened: it counts exactly the lines there were.
+
+    The file starts with a fixed number of lines; once quorum is reading it, a writer appends empty
+    lines far faster than any reader can count them (up to a cap on disk use). A read that followed
+    the growth would either time out or count the appended lines; the bound is on the lines read,
+    so a slow machine passes as well as a fast one.
+    """
+    initial_lines, chunk, cap = 1_000_000, b"\n" * (1 << 20), 32 << 20
+    path = cli.write("log.txt", "first line\n" + "\n" * (initial_lines - 1))
+    stop, grew = threading.Event(), threading.Event()
 
     def grow() -> None:
+        while not stop.is_set() and not _being_read_by_another_process(path):
+            stop.wait(0.002)
         with path.open("ab") as handle:
-            while not stop.wait(0.001):  # throttled: a steady writer, not a disk filler
-                handle.write(b"another line of log\n" * 3000)
+            while not stop.wait(0.005) and handle.tell() < cap:
+                handle.write(chunk)
                 handle.flush()
+                grew.set()
 
     writer = threading.Thread(target=grow, daemon=True)
     writer.start()
     try:
-        result = run_calls(cli, ("read_file", {"path": "log.txt", "offset": 10**9}), expect_code=0)
+        result = run_calls(cli, ("read_file", {"path": "log.txt", "offset": 10**9}), timeout=GENEROUS, expect_code=0)
     finally:
         stop.set()
         writer.join(10)
     output = results(result)[0]["output"]
-    assert "offset 1000000000 is past the end of 'log.txt'" in output
+    assert grew.is_set(), "the file never grew while quorum read it"
+    assert f"offset 1000000000 is past the end of 'log.txt' ({initial_lines} lines)" in output
 
 
 def test_a_directory_named_like_a_file(cli: Cli) -> None:
@@ -187,7 +224,11 @@ def test_a_huge_directory_for_glob(cli: Cli) -> None:
     for i in range(20_000):
         (many / f"f{i:05}.txt").touch()
     result = run_calls(
-        cli, ("glob_search", {"pattern": "**/*.txt"}), ("glob_search", {"pattern": "**/*.rs"}), expect_code=0
+        cli,
+        ("glob_search", {"pattern": "**/*.txt"}),
+        ("glob_search", {"pattern": "**/*.rs"}),
+        timeout=GENEROUS,  # the bound proven is on the paths shown (1000 of 20000), not on seconds
+        expect_code=0,
     )
     capped, none = results(result)
     assert capped["output"].startswith("many/f00000.txt\n")

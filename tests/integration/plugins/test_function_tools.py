@@ -22,9 +22,9 @@ from quorum.infrastructure.plugins import hookimpl, load_plugins
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.providers.anthropic.wire import tools_to_wire as anthropic_tools
 from quorum.infrastructure.providers.openai.wire import tools_to_wire as openai_tools
-from quorum.infrastructure.tools.function_source import FunctionToolSource
-from quorum.infrastructure.tools.function_tool import tool
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.source import FunctionToolSource
+from quorum.infrastructure.tools.functions.tool import tool
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 from tests.fakes import FakeGateway, RecordingObserver, ScriptedSession, calls, text
 from tests.support.docs import DOCS, marked_block
 

@@ -9,8 +9,8 @@ import pytest
 from quorum.infrastructure.sandbox.detect import sandbox_status
 from quorum.infrastructure.secrets import KnownSecrets
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.command_launch import CommandLauncher
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell.launch import CommandLauncher
 
 
 def builtin_source(

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from quorum.domain.tools import ToolCall, ToolResult
-from quorum.infrastructure.tools import atomic_write, search
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag, Stopped
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.read_lines import read_lines
+from quorum.infrastructure.tools.files.operations import atomic_write, search
+from quorum.infrastructure.tools.files.read_lines import read_lines
 from quorum.infrastructure.tools.workspace import Workspace
 
 

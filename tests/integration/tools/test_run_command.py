@@ -15,6 +15,7 @@ from pathlib import Path
 from quorum.domain.tools import Clearance, RiskLevel, ToolCall, ToolResult
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
 from quorum.infrastructure.tools.settings import CommandEnvSettings, ToolsSettings
+from quorum.infrastructure.tools.shell.risk import classify_command
 from tests.integration.tools.conftest import builtin_source
 
 
@@ -59,6 +60,14 @@ async def test_stdout_and_stderr_are_each_capped(workspace: Path) -> None:
     assert "[truncated: showed 400 of 300000 bytes]" in outcome.output
     assert "output truncated" not in outcome.output
     assert not outcome.is_error
+
+
+async def test_a_low_risk_seq_over_a_huge_range_is_bounded_by_the_timeout_and_the_cap(workspace: Path) -> None:
+    source = builtin_source(workspace, ToolsSettings(output_limit_bytes=1000))
+    assert classify_command("seq 1 999999999999").level is RiskLevel.LOW
+    outcome = await run(source, command="seq 1 999999999999", timeout=1)
+    assert outcome.output.startswith("timed out after 1 s; the process group was killed")
+    assert len(outcome.output) < 2000  # the cap, not the range, sets what comes back
 
 
 async def test_timeout_kills_the_whole_process_group(source: BuiltinToolSource, workspace: Path) -> None:

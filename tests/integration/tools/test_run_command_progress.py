@@ -18,9 +18,9 @@ from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.secrets import Redactor, Secret
 from quorum.domain.tools import Clearance, ToolCall, ToolResult
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.command_progress import INTERVAL
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell.progress import INTERVAL
 from tests.fakes import FakeGateway, JsonSchema, ScriptedReviewer, ScriptedSession, calls, text
 from tests.integration.tools.conftest import builtin_source
 from tests.support.sandbox import require_bubblewrap

@@ -13,7 +13,7 @@ from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceContex
 from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.tools.executor import PluginToolExecutor
-from quorum.infrastructure.tools.function_source import FunctionToolSource
+from quorum.infrastructure.tools.functions.source import FunctionToolSource
 from quorum.infrastructure.tools.settings import ToolsSettings
 from tests.support.config import settings_with
 

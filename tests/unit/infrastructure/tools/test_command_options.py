@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quorum.infrastructure.tools.command_options import dangerous_option, long_option_match
+from quorum.infrastructure.tools.shell.options import dangerous_option, long_option_match
 
 DANGEROUS = ("output", "no-index", "open-files-in-pager")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from quorum.domain.secrets import Redactor, Secret
-from quorum.infrastructure.tools.command_progress import LINE_KEEP, CommandProgress
+from quorum.infrastructure.tools.shell.progress import LINE_KEEP, CommandProgress
 
 KEY = "sk-live-0123456789abcdef"
 

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quorum.domain.tools import RiskLevel
-from quorum.infrastructure.tools.command_risk import classify_command
-from quorum.infrastructure.tools.command_rules import ALLOWED
-from quorum.infrastructure.tools.shell_syntax import parse_command
+from quorum.infrastructure.tools.shell.risk import classify_command
+from quorum.infrastructure.tools.shell.rules import ALLOWED
+from quorum.infrastructure.tools.shell.syntax import parse_command
 
 LOW_COMMANDS = [
     "ls",

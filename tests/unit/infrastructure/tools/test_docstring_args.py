@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quorum.infrastructure.tools.docstring_args import DocstringParts, parse_docstring
+from quorum.infrastructure.tools.functions.docstring_args import DocstringParts, parse_docstring
 
 
 def test_summary_and_arguments() -> None:

@@ -10,7 +10,7 @@ from quorum.domain.errors import ToolRefusedError, ToolSourceError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.tools.executor import PluginToolExecutor
-from quorum.infrastructure.tools.function_source import FunctionToolSource
+from quorum.infrastructure.tools.functions.source import FunctionToolSource
 from quorum.infrastructure.tools.settings import ToolsSettings
 
 LOW, HIGH = RiskLevel.LOW, RiskLevel.HIGH

@@ -17,9 +17,9 @@ from pydantic import BaseModel
 from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.plugins.registries import ToolRegistry
 from quorum.infrastructure.tools.executor import PluginToolExecutor
-from quorum.infrastructure.tools.function_source import FunctionToolSource
-from quorum.infrastructure.tools.function_tool import Tool, encode_result, tool
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.source import FunctionToolSource
+from quorum.infrastructure.tools.functions.tool import Tool, encode_result, tool
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
 CONTEXT = ToolContext.for_call("t", "call_1", run_id="run_1")
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quorum.infrastructure.tools.blocking import NEVER
-from quorum.infrastructure.tools.grep_scan import as_searchable, matching_lines
-from quorum.infrastructure.tools.patterns import compile_pattern
+from quorum.infrastructure.tools.files.grep_scan import as_searchable, matching_lines
+from quorum.infrastructure.tools.files.patterns import compile_pattern
 
 PATTERNS = ["a", "^a", "a$", "^$", "ab|ba", r"a\s+b", "é.", r"\bab\b", "[^a]b", r"\Ab", r"b\z", "(?i)A", ".", "a*"]
 

@@ -14,8 +14,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from quorum.domain.errors import InvalidArgumentsError
-from quorum.infrastructure.tools.signature_schema import inline_refs, read_signature
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.signature_schema import inline_refs, read_signature
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
 EMPTY = inspect.Parameter.empty
 

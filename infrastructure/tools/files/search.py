@@ -18,12 +18,12 @@ from typing import Any
 
 from quorum.domain.errors import ToolRefusedError
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag
-from quorum.infrastructure.tools.files import BINARY_SNIFF_BYTES, looks_binary
-from quorum.infrastructure.tools.grep_scan import as_searchable, matching_lines
-from quorum.infrastructure.tools.patterns import Pattern, compile_pattern
-from quorum.infrastructure.tools.regex_fallback import FILE_BUDGET_SECONDS, FallbackSearch
-from quorum.infrastructure.tools.regular_files import NotRegularFileError, open_regular
-from quorum.infrastructure.tools.walk import SKIPPED_DIRS, Skipped, regular_files
+from quorum.infrastructure.tools.files.grep_scan import as_searchable, matching_lines
+from quorum.infrastructure.tools.files.operations import BINARY_SNIFF_BYTES, looks_binary
+from quorum.infrastructure.tools.files.patterns import Pattern, compile_pattern
+from quorum.infrastructure.tools.files.regex_fallback import FILE_BUDGET_SECONDS, FallbackSearch
+from quorum.infrastructure.tools.files.regular import NotRegularFileError, open_regular
+from quorum.infrastructure.tools.files.walk import SKIPPED_DIRS, Skipped, regular_files
 from quorum.infrastructure.tools.workspace import Workspace
 
 GLOB_LIMIT = 1000

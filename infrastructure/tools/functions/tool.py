@@ -28,9 +28,9 @@ from pydantic import ValidationError
 from quorum.domain.errors import InvalidArgumentsError
 from quorum.domain.tools import RiskLevel, ToolDefinition, ToolResult
 from quorum.infrastructure.tools.blocking import run_blocking
-from quorum.infrastructure.tools.docstring_args import parse_docstring
-from quorum.infrastructure.tools.signature_schema import ToolSignature, read_signature
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.docstring_args import parse_docstring
+from quorum.infrastructure.tools.functions.signature_schema import ToolSignature, read_signature
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
 __all__ = ["Tool", "ToolContext", "call_arguments_function", "encode_result", "tool"]
 

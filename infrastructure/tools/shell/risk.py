@@ -1,8 +1,8 @@
 """Per-call risk of a shell command: low only for a read-only allow-list, judged on a real parse.
 
-The command is parsed with ``shell_syntax.parse_command`` (quotes, escapes, operators, nested
+The command is parsed with ``syntax.parse_command`` (quotes, escapes, operators, nested
 scripts, wrappers: what ``/bin/sh -c`` would run). It is low risk only when *every* simple command
-in it, wherever it hides, is an allow-listed program (``command_rules.ALLOWED``) used without its
+in it, wherever it hides, is an allow-listed program (``rules.ALLOWED``) used without its
 writing, running or indirect-reading options. Anything the classifier cannot be sure of is high,
 so a mistake costs a review, never an unreviewed write or an unreviewed read of a secret:
 
@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from quorum.domain.tools import RiskAssessment, RiskLevel
-from quorum.infrastructure.tools.command_rules import ALLOWED
-from quorum.infrastructure.tools.git_rule import split_git
-from quorum.infrastructure.tools.shell_syntax import ParsedCommand, Redirection, SimpleCommand, parse_command
+from quorum.infrastructure.tools.shell.git_rule import split_git
+from quorum.infrastructure.tools.shell.rules import ALLOWED
+from quorum.infrastructure.tools.shell.syntax import ParsedCommand, Redirection, SimpleCommand, parse_command
 
 _NULL = "/dev/null"
 _PATH_STARTS = frozenset("=:,{")

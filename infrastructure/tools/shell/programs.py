@@ -4,7 +4,7 @@
 ``sudo -u me rm``, ``timeout 5 rm``, ``xargs -0 rm``…), skipping each wrapper's own options the way
 its option parser would (``-n 5`` and ``-n5`` both take a value). ``shell_script`` finds the script
 of ``sh -c``/``bash -lc``/``eval``; ``find_exec_commands`` the commands of ``find -exec … ;``.
-All three are pure functions of the argument words; ``shell_syntax`` calls them.
+All three are pure functions of the argument words; ``syntax`` calls them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from quorum.infrastructure.tools.shell_lexer import tokenize
+from quorum.infrastructure.tools.shell.lexer import tokenize
 
 
 @dataclass(frozen=True)

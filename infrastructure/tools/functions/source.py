@@ -8,7 +8,7 @@ from pathlib import Path
 from quorum.application.run_context import current_run_id
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.plugins.registries import FunctionTool
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
 
 class FunctionToolSource:

@@ -1,6 +1,6 @@
 """``CommandLauncher``: for each ``run_command`` call, its risk and how it runs (sandbox, environment).
 
-The classifier (``command_risk``) decides what needs review; the sandbox enforces what runs
+The classifier (``risk``) decides what needs review; the sandbox enforces what runs
 without one. Unreviewed commands run only in the sandbox (or, with ``[tools.sandbox] mode = "off"``,
 on the host), always with a minimal environment; approved commands run on the host (or confined
 with ``approved = "workspace-write"``) with the user's environment minus every known secret.
@@ -22,8 +22,8 @@ from quorum.infrastructure.sandbox.environment import (
     minimal_environment,
 )
 from quorum.infrastructure.secrets import KnownSecrets
-from quorum.infrastructure.tools.command_risk import classify_command
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell.risk import classify_command
 
 SHELL = "/bin/sh"
 

@@ -4,10 +4,10 @@
 pipelines and lists, inside ``$(…)``, backticks, ``<(…)``, subshells, ``{ …; }`` groups, compound
 commands (``if``, ``for``, ``while``, ``case``, functions), the script of ``sh -c``/``eval``
 (parsed again, depth-bounded) and the command of ``find -exec … ;``, and looks through wrappers
-(``env``, ``sudo``, ``xargs``…, see ``shell_programs``) to the program that really runs. It does not
+(``env``, ``sudo``, ``xargs``…, see ``programs``) to the program that really runs. It does not
 expand anything: a ``$x`` stays ``$x`` and the ``expansions`` flag says the real words are unknown.
 
-Quoting follows POSIX sh (see ``shell_lexer``); bash additions that change what runs are flagged
+Quoting follows POSIX sh (see ``lexer``); bash additions that change what runs are flagged
 rather than modelled precisely (``$'…'``, brace expansion, ``[[ … ]]``). Callers deciding safety
 must treat ``error`` as unsafe: a partial parse then only lists what was read before the problem.
 """
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from quorum.infrastructure.tools.shell_lexer import REDIRECTIONS, ShellSyntaxError, tokenize
-from quorum.infrastructure.tools.shell_programs import find_exec_commands, resolve_program, shell_script
-from quorum.infrastructure.tools.shell_tokens import Token
+from quorum.infrastructure.tools.shell.lexer import REDIRECTIONS, ShellSyntaxError, tokenize
+from quorum.infrastructure.tools.shell.programs import find_exec_commands, resolve_program, shell_script
+from quorum.infrastructure.tools.shell.tokens import Token
 
 
 @dataclass(frozen=True)

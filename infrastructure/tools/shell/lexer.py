@@ -1,4 +1,4 @@
-r"""POSIX sh tokens: the first stage of ``shell_syntax``, turning text into words, operators and newlines.
+r"""POSIX sh tokens: the first stage of ``syntax``, turning text into words, operators and newlines.
 
 Words come out after quote removal, the way ``sh`` hands them to a program: ``'…'`` is literal,
 ``"…"`` keeps ``\`` escapes only before ``$ ` " \`` and newline, a backslash outside quotes
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from quorum.infrastructure.tools.shell_tokens import NAME_CHARS, NAME_START, Token, make_word
+from quorum.infrastructure.tools.shell.tokens import NAME_CHARS, NAME_START, Token, make_word
 
 MAX_DEPTH = 12
 """How deeply substitutions (and, in the parser, ``sh -c`` scripts) may nest before we give up."""
@@ -87,7 +87,13 @@ class _Lexer:
                 expect_delimiter = operator.endswith("-") if operator in ("<<", "<<-") else None
             else:
                 word = self._word()
-                if word.text.isdigit() and not word.quoted and self._at() in ("<", ">") and self._at(1) != "(":
+                if (
+                    word.text.isascii()
+                    and word.text.isdigit()
+                    and not word.quoted
+                    and self._at() in ("<", ">")
+                    and self._at(1) != "("
+                ):
                     operator = self._operator() or ""  # every operator starting with < or > redirects
                     out.append(Token("operator", operator, fd=int(word.text[-9:])))
                     expect_delimiter = operator.endswith("-") if operator in ("<<", "<<-") else None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quorum.infrastructure.tools.command_options import Rule, no_options, operands
-from quorum.infrastructure.tools.git_rule import git_rule
+from quorum.infrastructure.tools.shell.git_rule import git_rule
+from quorum.infrastructure.tools.shell.options import Rule, no_options, operands
 
 _FIND_REFUSED = ("-exec", "-ok", "-delete", "-fprint", "-fls", "-newer", "-anewer", "-cnewer", "-files0-from")
 """Prefixes: -exec/-execdir/-ok/-okdir run commands, -fprint*/-fls write, -newer* read other files,
@@ -51,6 +51,10 @@ def _jq_rule(args: Sequence[str]) -> str | None:
     found = next((word for arg in args for word in _JQ_FILTER_REFUSED if word in arg), None)
     return f"jq filter using {found!r} reads the environment or other files" if found else None
 
+
+_TEST = no_options(short="vR", what="evaluates a variable name (bash runs $(…) in an array subscript)")
+"""``test``/``[``: bash's ``-v``/``-R`` evaluate a name, and ``-v 'a[$(cmd)]'`` runs ``cmd`` even
+single-quoted; every other operator only compares strings, numbers or workspace files."""
 
 _FILES0 = ("files0-from",)
 _CHECKSUM = no_options(short="c", long=("check",), what="reads the files named in a list")
@@ -106,10 +110,11 @@ ALLOWED: dict[str, Rule | None] = {
     "jq": _jq_rule,
     "md5sum": _CHECKSUM,
     "sha256sum": _CHECKSUM,
+    "seq": None,
     "true": None,
     "false": None,
-    "test": None,
-    "[": None,
+    "test": _TEST,
+    "[": _TEST,
     "git": git_rule,
 }
 """Read-only programs and, for those with writing, running or indirect-reading options, their rule."""

@@ -2,7 +2,7 @@
 
 Each function takes the ``Workspace`` and the call's arguments, returns the text for the model and
 raises ``ToolRefusedError`` for expected failures (missing file, binary file, ambiguous edit…).
-Only regular files are read or written (``regular_files``), reads stream in bounded chunks
+Only regular files are read or written (``regular``), reads stream in bounded chunks
 (``read_lines``) and writes replace the file atomically (``atomic_write``).
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from quorum.domain.errors import ToolRefusedError
-from quorum.infrastructure.tools.atomic_write import Replaced, replace_file
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag
-from quorum.infrastructure.tools.read_lines import read_lines
-from quorum.infrastructure.tools.regular_files import kind_of, open_regular, refuse_unless_regular
+from quorum.infrastructure.tools.files.atomic_write import Replaced, replace_file
+from quorum.infrastructure.tools.files.read_lines import read_lines
+from quorum.infrastructure.tools.files.regular import kind_of, open_regular, refuse_unless_regular
 from quorum.infrastructure.tools.workspace import Workspace, printable
 
 BINARY_SNIFF_BYTES = 8192

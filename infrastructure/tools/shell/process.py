@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from quorum.domain.tools import ToolResult
-from quorum.infrastructure.tools.command_progress import CommandProgress
+from quorum.infrastructure.tools.shell.progress import CommandProgress
 
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0

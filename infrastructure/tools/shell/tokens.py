@@ -1,6 +1,6 @@
 """A shell token, and how the characters of a word (each quoted or not) become one.
 
-The lexer (``shell_lexer``) records, for every character of a word, whether it was quoted; that
+The lexer (``lexer``) records, for every character of a word, whether it was quoted; that
 is what decides whether ``*`` globs, ``{a,b}`` multiplies, and ``NAME=`` assigns.
 """
 
@@ -11,7 +11,6 @@ from typing import Literal
 
 NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 NAME_CHARS = NAME_START | frozenset("0123456789")
-_GLOB_CHARS = frozenset("*?[")
 _PATTERN_SPECIAL = frozenset("*?[]\\")
 
 
@@ -24,7 +23,7 @@ class Token:
         text: The word after quote removal (expansions verbatim), or the operator.
         quoted: Whether any part of the word was quoted or escaped (so it is never a reserved word).
         fd: For a redirection operator, the file descriptor number written right before it (``2>``).
-        pattern: For a word with an unquoted ``*``, ``?`` or ``[``, the glob pattern the shell would
+        pattern: For a word with an unquoted ``*``, ``?`` or ``[…]``, the glob pattern the shell would
             expand, quoted special characters escaped with a backslash; otherwise None.
         expansion: A ``$`` outside single quotes (parameter, arithmetic, substitution, ``$'…'``).
         braces: An unquoted ``{…}`` holding ``,`` or ``..`` (bash brace expansion).
@@ -48,7 +47,7 @@ def make_word(
 ) -> Token:
     """The word token for ``chars``, each a character and whether it was quoted (or came from an expansion)."""
     text = "".join(c for c, _ in chars)
-    globbing = any(c in _GLOB_CHARS and not q for c, q in chars)
+    globbing = any(c in "*?" and not q for c, q in chars) or _has_bracket(chars)
     pattern = "".join("\\" + c if q and c in _PATTERN_SPECIAL else c for c, q in chars) if globbing else None
     equals = next((i for i, (c, q) in enumerate(chars) if c == "=" and not q), -1)
     name = chars[:equals] if equals > 0 else []
@@ -63,6 +62,16 @@ def make_word(
         assignment=assignment,
         substitutions=subs,
     )
+
+
+def _has_bracket(chars: list[tuple[str, bool]]) -> bool:
+    """Whether an unquoted ``[`` may open a bracket expression: a ``]`` follows it in the word.
+
+    Without a closing ``]`` the shell takes ``[`` literally (the ``[`` of ``[ -f a ]``). Any later
+    ``]``, quoted or not, counts, so this may say yes where the shell would not, never the reverse.
+    """
+    opening = next((i for i, (c, q) in enumerate(chars) if c == "[" and not q), -1)
+    return opening >= 0 and any(c == "]" for c, _ in chars[opening + 1 :])
 
 
 def _has_brace_expansion(chars: list[tuple[str, bool]]) -> bool:

@@ -11,7 +11,7 @@ so nothing is missed, and the per-line check removes candidates that spanned lin
 from __future__ import annotations
 
 from quorum.infrastructure.tools.blocking import StopFlag
-from quorum.infrastructure.tools.patterns import Pattern
+from quorum.infrastructure.tools.files.patterns import Pattern
 
 
 def as_searchable(data: bytes) -> bytes:

@@ -23,7 +23,7 @@ from pydantic_core import CoreSchema
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
 from quorum.domain.errors import InvalidArgumentsError
-from quorum.infrastructure.tools.tool_context import ToolContext
+from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
 _MAX_SHOWN_ERRORS = 5
 

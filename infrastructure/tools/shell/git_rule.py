@@ -4,14 +4,14 @@ Global options other than ``--no-pager`` are refused (``-c``, ``-C``, ``--exec-p
 ``--git-dir`` change what git runs or where it reads). Any argument holding ``:`` is refused:
 pathspec magic (``:/``, ``:(top)``, ``:!``) and ``REV:path`` read relative to the repository root,
 which may lie outside a sub-directory workspace. Options are matched as git's parse-options reads
-them: any prefix of a long option, and its ``--no-`` form (see ``command_options``).
+them: any prefix of a long option, and its ``--no-`` form (see ``options``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from quorum.infrastructure.tools.command_options import dangerous_option, short_option_letters
+from quorum.infrastructure.tools.shell.options import dangerous_option, short_option_letters
 
 READ_ONLY = frozenset(
     {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "shortlog", "describe"}
