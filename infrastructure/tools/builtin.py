@@ -18,7 +18,7 @@ from quorum.domain.tools import (
     ToolResult,
 )
 from quorum.infrastructure.tools.blocking import StopFlag, run_blocking
-from quorum.infrastructure.tools.files.operations import operations, search
+from quorum.infrastructure.tools.files import operations, search
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
 from quorum.infrastructure.tools.shell.launch import CommandLauncher

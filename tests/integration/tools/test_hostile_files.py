@@ -16,7 +16,7 @@ import pytest
 from quorum.domain.tools import ToolCall, ToolResult
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag, Stopped
 from quorum.infrastructure.tools.builtin import BuiltinToolSource
-from quorum.infrastructure.tools.files.operations import atomic_write, search
+from quorum.infrastructure.tools.files import atomic_write, search
 from quorum.infrastructure.tools.files.read_lines import read_lines
 from quorum.infrastructure.tools.workspace import Workspace
 
