@@ -26,6 +26,10 @@ INTERRUPTED_RESULT = "interrupted: the run ended before this call produced a res
 RUN_CANCELLED = "the run was cancelled"
 OUTPUT_TOKEN_LIMIT = "the model stopped at its output token limit"
 THREAD_ABANDONED = " (its thread was abandoned)"
+NOT_EXECUTED = "not executed: "
+"""The start of the result of a call the loop left unexecuted because the run stops (renderers read it)."""
+REFUSED = "; the call was not executed"
+"""The end of the result of a call refused before it ran: its arguments were wrong (renderers read it)."""
 
 
 def unknown_tool(name: str, available: Iterable[str]) -> str:
@@ -35,7 +39,7 @@ def unknown_tool(name: str, available: Iterable[str]) -> str:
 
 def not_executed_because(name: str, problem: str) -> str:
     """A call refused before it ran (its arguments are wrong): ``problem`` says what is wrong."""
-    return f"{name}: {problem}; the call was not executed"
+    return f"{name}: {problem}{REFUSED}"
 
 
 def arguments_not_an_object(error: str, received: str) -> str:
@@ -51,6 +55,11 @@ def invalid_arguments(problems: list[str], more: int = 0) -> str:
 def tool_failed(name: str, error: BaseException) -> str:
     """A tool that raised: its exception's type and message."""
     return f"tool {name!r} failed: {type(error).__name__}: {error}"
+
+
+def os_error(name: str, error: OSError) -> str:
+    """A built-in file tool's operating-system error (``strerror``: no errno, no path repeated)."""
+    return f"{name} failed: {error.strerror or error}"
 
 
 def tool_timed_out(name: str, seconds: float, how: str = "") -> str:
@@ -81,7 +90,7 @@ def review_failed(stage: str, error: BaseException | str) -> str:
 
 def not_executed(detail: str) -> str:
     """The result of a call left unexecuted because the run stops (``detail``: why it stops)."""
-    return f"not executed: {detail}"
+    return f"{NOT_EXECUTED}{detail}"
 
 
 def cancelled(detail: str) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from quorum.application import model_wording as say
 from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
 from quorum.cli.errors import (
     EXIT_AWAITING_APPROVAL,
@@ -169,6 +170,6 @@ async def run_in_foreground(
             for problem in getattr(executor, "problems", ()):
                 print(f"quorum: warning: {printable(redactor.text(problem))}", file=sys.stderr)
     if result is None:
-        print(f"quorum: {received.name} received: the run was cancelled", file=sys.stderr, flush=True)
+        print(f"quorum: {received.name} received: {say.RUN_CANCELLED}", file=sys.stderr, flush=True)
         return received.exit_code
     return exit_code(result, as_json=as_json)

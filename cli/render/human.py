@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
+from quorum.application import model_wording as say
 from quorum.cli.render import words
 from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
@@ -46,7 +47,6 @@ from quorum.infrastructure.terminal_text import printable
 
 RESULT_PREVIEW = 300
 ARGUMENTS_PREVIEW = 200
-NOT_EXECUTED = "not executed: "
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -65,9 +65,9 @@ def _invalid_problem(call: ToolCallEvent, result: ToolResultEvent) -> str | None
     """
     if call.id != result.call_id or call.risk != "high" or not result.is_error or result.is_rejected:
         return None
-    if result.output.startswith(NOT_EXECUTED):
+    if result.output.startswith(say.NOT_EXECUTED):
         return None
-    problem = result.output.removeprefix(f"{call.name}: ").removesuffix("; the call was not executed")
+    problem = result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
     return problem
 
 
@@ -246,8 +246,8 @@ class HumanRenderer:
             if self._verbosity > 0:
                 self._line(f"← {name} {self._style('not run', 'red')}: {printable(event.output)}")
             return
-        if event.is_error and event.output.startswith(NOT_EXECUTED):
-            note = event.output.removeprefix(NOT_EXECUTED)
+        if event.is_error and event.output.startswith(say.NOT_EXECUTED):
+            note = event.output.removeprefix(say.NOT_EXECUTED)
             self._line(f"← {name} {self._style('not run', 'yellow')}: {_shorten(note, RESULT_PREVIEW)}")
             return
         mark = self._style("✗ error", "red") if event.is_error else self._style("✓", "green")

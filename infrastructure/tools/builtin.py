@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from quorum.application import model_wording as say
 from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.tools import (
@@ -183,7 +184,7 @@ class BuiltinToolSource:
         except ToolRefusedError as error:
             return ToolResult(output=str(error), is_error=True)
         except OSError as error:
-            return ToolResult(output=f"{call.name} failed: {error.strerror or error}", is_error=True)
+            return ToolResult(output=say.os_error(call.name, error), is_error=True)
         return ToolResult(output=cap_text(outcome.output, self._settings.output_limit_bytes), is_error=outcome.is_error)
 
     async def _run_command(self, arguments: dict[str, Any], clearance: Clearance) -> ToolResult:

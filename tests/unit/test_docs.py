@@ -131,6 +131,18 @@ def test_the_documented_error_results_are_worded_as_the_code_words_them() -> Non
     assert missing_in_page == [] and missing_in_code == []
 
 
+def test_no_other_module_words_what_the_model_reads() -> None:
+    """Changing a sentence the model reads touches one file: no other module writes these phrases."""
+    distinctive = [phrase for phrase in MODEL_FACING_PHRASES if len(phrase) > 12]
+    elsewhere = {
+        str(path.relative_to(ROOT)): [phrase for phrase in distinctive if phrase in path.read_text(encoding="utf-8")]
+        for package in ("domain", "application", "infrastructure", "api", "cli")
+        for path in (ROOT / package).rglob("*.py")
+        if path.name != "model_wording.py"
+    }
+    assert {path: found for path, found in elsewhere.items() if found} == {}
+
+
 def test_the_sandbox_attack_figures_are_the_tables() -> None:
     from tests.e2e.attacks import ATTACKS
     from tests.e2e.test_sandbox_attacks import GETS_THROUGH_WITH_SANDBOX_OFF

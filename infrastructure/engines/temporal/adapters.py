@@ -85,7 +85,7 @@ class ActivityPanel:
             )
         except ActivityError as error:  # fail closed
             return ReviewDecision(
-                approved=False, decided_by="quorum", reason=f"the review panel failed: {cause_of(error)}"
+                approved=False, decided_by="quorum", reason=say.review_failed("the review panel", cause_of(error))
             )
 
 

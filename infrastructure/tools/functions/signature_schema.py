@@ -22,6 +22,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaWarningKind
 from pydantic_core import CoreSchema
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
+from quorum.application import model_wording as say
 from quorum.domain.errors import InvalidArgumentsError
 from quorum.infrastructure.tools.functions.tool_context import ToolContext
 
@@ -148,8 +149,7 @@ def _culprit(fields: Mapping[str, Any]) -> str:
 def _describe(error: ValidationError) -> str:
     problems = error.errors(include_url=False, include_input=False)
     lines = [f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in problems]
-    more = f" (+{len(lines) - _MAX_SHOWN_ERRORS} more)" if len(lines) > _MAX_SHOWN_ERRORS else ""
-    return "invalid arguments: " + "; ".join(lines[:_MAX_SHOWN_ERRORS]) + more
+    return say.invalid_arguments(lines[:_MAX_SHOWN_ERRORS], max(0, len(lines) - _MAX_SHOWN_ERRORS))
 
 
 _NOT_SCHEMAS = frozenset({"default", "enum", "const", "examples"})  # values, never walked for $ref

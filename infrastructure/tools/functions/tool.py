@@ -25,6 +25,7 @@ from typing import Any, Generic, Literal, ParamSpec, TypeVar, overload
 import pydantic_core
 from pydantic import ValidationError
 
+from quorum.application import model_wording as say
 from quorum.domain.errors import InvalidArgumentsError
 from quorum.domain.tools import RiskLevel, ToolDefinition, ToolResult
 from quorum.infrastructure.tools.blocking import run_blocking
@@ -99,10 +100,8 @@ class Tool(Generic[P, R]):
         except TimeoutError:
             if not deadline.expired():
                 raise  # the function's own TimeoutError: an error like any other
-            abandoned = "" if inspect.iscoroutinefunction(self.function) else " (its thread was abandoned)"
-            return ToolResult(
-                output=f"{self.name} timed out after {self.timeout:g} s and was cancelled{abandoned}", is_error=True
-            )
+            abandoned = "" if inspect.iscoroutinefunction(self.function) else say.THREAD_ABANDONED
+            return ToolResult(output=say.tool_timed_out(self.name, self.timeout, abandoned), is_error=True)
         return encode_result(result)
 
     async def _call(self, keywords: dict[str, Any]) -> Any:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from quorum.application import model_wording as say
 from quorum.domain.tools import ToolResult
 from quorum.infrastructure.tools.shell.progress import CommandProgress
 
@@ -182,7 +183,7 @@ async def _finish(process: asyncio.subprocess.Process, out: _Capture, err: _Capt
             await asyncio.wait_for(process.wait(), _DRAIN_AFTER_KILL)
     parts = [f"exit code: {process.returncode}"]
     if timed_out:
-        parts[0] = f"timed out after {timeout:g} s; the process group was killed (exit code {process.returncode})"
+        parts[0] = say.tool_timed_out("run_command", timeout, say.process_group_killed(process.returncode))
     parts.append("--- stdout ---\n" + (out.text() if out.total else "(empty)"))
     if err.total:
         parts.append("--- stderr ---\n" + err.text())

@@ -66,7 +66,7 @@ async def test_a_low_risk_seq_over_a_huge_range_is_bounded_by_the_timeout_and_th
     source = builtin_source(workspace, ToolsSettings(output_limit_bytes=1000))
     assert classify_command("seq 1 999999999999").level is RiskLevel.LOW
     outcome = await run(source, command="seq 1 999999999999", timeout=1)
-    assert outcome.output.startswith("timed out after 1 s; the process group was killed")
+    assert outcome.output.startswith("run_command timed out after 1 s and was cancelled; the process group was killed")
     assert len(outcome.output) < 2000  # the cap, not the range, sets what comes back
 
 
@@ -74,7 +74,7 @@ async def test_timeout_kills_the_whole_process_group(source: BuiltinToolSource, 
     pid_file = workspace / "child.pid"
     outcome = await run(source, command=f"sleep 300 & echo $! > {pid_file}; echo started; wait", timeout=1)
     assert outcome.is_error
-    assert outcome.output.startswith("timed out after 1 s; the process group was killed")
+    assert outcome.output.startswith("run_command timed out after 1 s and was cancelled; the process group was killed")
     assert "started" in outcome.output
     await wait_dead(int(pid_file.read_text()))
 
