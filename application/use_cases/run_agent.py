@@ -162,7 +162,7 @@ class RunAgent:
             stop = state.stop_after(response, params.max_total_tokens)
             if stop is not None:
                 if calls:
-                    state.close(session, self._observer, TurnCalls(calls), say.not_executed(stop[1]))
+                    state.close(session, self._observer, TurnCalls(calls), say.not_executed(str(stop[1])))
                 self._observer.on_event(TurnFinished(turn=turn))
                 return stop
             if not calls:

@@ -100,6 +100,7 @@ class Tool(Generic[P, R]):
         except TimeoutError:
             if not deadline.expired():
                 raise  # the function's own TimeoutError: an error like any other
+            assert self.timeout is not None  # only a deadline with a timeout expires
             abandoned = "" if inspect.iscoroutinefunction(self.function) else say.THREAD_ABANDONED
             return ToolResult(output=say.tool_timed_out(self.name, self.timeout, abandoned), is_error=True)
         return encode_result(result)
