@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from quorum.application.ports.run_store import RunStore
 from quorum.composition.options import AppOptions
@@ -12,7 +12,6 @@ from quorum.domain.errors import ConfigurationError, UsageError
 from quorum.infrastructure.plugins.contracts import StoreContext
 
 if TYPE_CHECKING:
-    from quorum.application.ports.approvals import PendingApprovals
     from quorum.infrastructure.config.schema import Settings
     from quorum.infrastructure.plugins.manager import PluginCatalog
 
@@ -39,8 +38,10 @@ def build_run_store(
     return open_store(catalog, settings, env)
 
 
-def as_approvals(store: RunStore | None) -> PendingApprovals:
-    """``store`` as ``PendingApprovals`` (the run log that keeps calls waiting for a person).
+def as_approvals(store: RunStore | None) -> Any:
+    """``store``, checked to be ``PendingApprovals`` too (the run log that keeps calls waiting for a person).
+
+    Typed ``Any``: the result is both a ``RunStore`` and ``PendingApprovals``.
 
     Raises:
         UsageError: the run log is disabled (``store`` is None).
