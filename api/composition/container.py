@@ -181,14 +181,21 @@ def reviewer_context(
     )
 
 
-def build_reviewer(catalog: PluginCatalog, context: ReviewerContext) -> ReviewGate:
+def build_reviewer(
+    catalog: PluginCatalog,
+    settings: Settings,
+    options: AppOptions,
+    gateway: LlmGateway,
+    prompt: HumanPrompt | None = None,
+) -> ReviewGate:
     """The review (policy rules → quorum of models → human) of one run.
 
-    One per run: the human step remembers "always" answers for the run it serves.
+    One per run: the human step remembers "always" answers for the run it serves. ``prompt`` asks
+    the human (an embedding application's callback); None means the terminal when interactive.
     """
     from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
 
-    return build_pipeline(context, catalog.reviewers)
+    return build_pipeline(reviewer_context(settings, options, gateway, prompt), catalog.reviewers)
 
 
 class Container(containers.DeclarativeContainer):
@@ -233,7 +240,7 @@ class Container(containers.DeclarativeContainer):
     )
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
     review_context = providers.Factory(reviewer_context, settings, options, gateway, human_prompt)
-    reviewer = providers.Factory(build_reviewer, catalog, review_context)
+    reviewer = providers.Factory(build_reviewer, catalog, settings, options, gateway, human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     recorder = providers.Factory(build_recorder, run_store, settings, None)
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)

@@ -105,5 +105,5 @@ async def prepare_run(
         history=tuple(history),
         run_id=run_id,
     )
-    recorder = build_recorder(container.run_store(), settings, parent_run_id)
+    recorder = build_recorder(runtime.store, settings, parent_run_id)
     return PreparedRun(request=request, observer=FanOut([recorder, *observers]), parent_run_id=parent_run_id)

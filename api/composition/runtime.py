@@ -17,6 +17,7 @@ from quorum.composition.runs import system_prompt, with_tool_notes
 
 if TYPE_CHECKING:
     from quorum.application.execution import RunResult
+    from quorum.application.ports.run_store import RunStore
     from quorum.composition.container import Container
     from quorum.composition.runs import PreparedRun
 
@@ -55,6 +56,13 @@ class Runtime:
         container.settings()
         self._opened = [container.run_store(), container.tool_executor(), container.gateway()]
         self._executor = self._opened[1]
+
+    @property
+    def store(self) -> RunStore | None:
+        """The run store runs are recorded in (None: recording is off), opened with the runtime."""
+        self.open()
+        store: RunStore | None = self._opened[0]
+        return store
 
     async def aclose(self) -> None:
         """Close the tool sources, then the gateway's clients, then the run store. Idempotent."""
