@@ -8,7 +8,7 @@ from setuptools import find_packages, setup
 
 LAYERS = ("domain", "application", "infrastructure", "cli")
 
-packages = ["quorum"]
+packages = ["quorum", "quorum.composition"]  # the composition lives in api/composition/
 package_dir = {"quorum": "api"}
 for layer in LAYERS:
     packages.append(f"quorum.{layer}")

@@ -13,8 +13,8 @@
         result = await agent.run("What is a?")
 
 Names are imported on first use (PEP 562), so ``import quorum`` loads nothing heavy. The layers
-(``quorum.domain``, ``quorum.application``, ``quorum.infrastructure``, ``quorum.cli``) are
-subpackages of this package.
+(``quorum.domain``, ``quorum.application``, ``quorum.infrastructure``), the composition every
+driver sits on (``quorum.composition``) and the CLI (``quorum.cli``) are subpackages of this package.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """``Agent``: Quorum as a library — a model, tools and review, running any number of tasks at once.
 
-A driving adapter beside the CLI: it builds the same composition (``quorum.cli.container``) from
-keyword arguments instead of files and flags, and gives each run its own reviewer, recorder and
-event stream (see docs/decisions/060-python-api.md).
+A driver beside the CLI: it builds the same composition (``quorum.composition``) from keyword
+arguments instead of files and flags, holds it open as one ``Runtime``, and prepares each run with
+``prepare_run`` (its own reviewer, recorder and event stream; see docs/decisions/060-python-api.md
+and 120-one-composition.md).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from quorum.application.execution import DEFAULT_SYSTEM_PROMPT, LoopLimits, RunRequest
+from quorum.application.execution import LoopLimits
 from quorum.application.execution import RunResult as LoopResult
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.events import RunEvent
@@ -28,7 +29,8 @@ from quorum.infrastructure.tools.functions.tool import Tool, tool
 from quorum.review import CallbackPrompt, Review
 
 if TYPE_CHECKING:
-    from quorum.cli.container import Container
+    from quorum.composition.container import Container
+    from quorum.composition.runtime import Runtime
     from quorum.infrastructure.plugins.registries import ToolRegistry
 
 Builtins = Literal["none", "read_only", "all"]
@@ -143,7 +145,7 @@ class Agent:
             run_log=run_log,
             settings=settings,
         )
-        self._container: Container | None = None
+        self._runtime: Runtime | None = None
         self._compose()  # configuration errors surface here, not at the first run
 
     @classmethod
@@ -205,11 +207,9 @@ class Agent:
 
     async def aclose(self) -> None:
         """Close HTTP clients and MCP servers. The agent can run again afterwards (they reopen)."""
-        container, self._container = self._container, None
-        if container is None:
-            return
-        await container.tool_executor().aclose()
-        await container.gateway().aclose()
+        runtime, self._runtime = self._runtime, None
+        if runtime is not None:
+            await runtime.aclose()
 
     async def __aenter__(self) -> Agent:
         return self
@@ -219,53 +219,29 @@ class Agent:
     ) -> None:
         await self.aclose()
 
-    def _compose(self) -> Container:
-        if self._container is None:
-            self._container = _container(
+    def _compose(self) -> Runtime:
+        if self._runtime is None:
+            from quorum.composition.runtime import Runtime
+
+            container = _container(
                 self._layers, self._config_path, self._data, self._tools, self._review, self._on_elicitation
             )
-            self._container.settings()  # validate now
-        return self._container
+            container.settings()  # validate now
+            self._runtime = Runtime(container)
+        return self._runtime
 
     async def _run(
         self, task: str, history: tuple[Message, ...], listener: Callable[[RunEvent], None] | None
     ) -> RunResult:
-        from quorum.application.use_cases.run_agent import RunAgent
-        from quorum.cli.container import FanOut, build_recorder, workspace_of
-        from quorum.cli.model_choice import choose_model
-        from quorum.infrastructure.plugins.contracts import ToolSourceNotes
+        from quorum.composition.runs import prepare_run
 
-        container = self._compose()
-        settings = container.settings()
+        runtime = self._compose()
         events: list[RunEvent] = []
         observers: list[Any] = [_Collector(events)]
         if listener is not None:
             observers.append(_Listener(listener))
-        if self._run_log is not False:
-            observers.append(build_recorder(container.run_store(), settings, None))
-        agent = RunAgent(
-            gateway=container.gateway(),
-            executor=container.tool_executor(),
-            schema=container.schema(),
-            reviewer=container.reviewer(),
-            observer=FanOut(observers),
-            redactor=container.redactor(),
-            prices=container.prices(),
-        )
-        workspace = workspace_of(settings)
-        request = RunRequest(
-            task=task,
-            model_id=container.gateway().resolve(choose_model(settings.model, container.env())),
-            system_prompt=settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace),
-            params=settings.agent.execution_params(),
-            history=history,
-            run_id=uuid.uuid4().hex[:16],
-        )
-        executor = container.tool_executor()
-        notes = list(await executor.prompt_notes()) if isinstance(executor, ToolSourceNotes) else []
-        if notes:  # MCP server instructions
-            request = request.model_copy(update={"system_prompt": "\n\n".join([request.system_prompt or "", *notes])})
-        result = await agent.execute(request)
+        prepared = await prepare_run(runtime, task, history=history, run_id=uuid.uuid4().hex[:16], observers=observers)
+        result = await runtime.execute(prepared)
         return RunResult(**result.model_dump(), events=tuple(events))
 
 
@@ -332,13 +308,13 @@ def _container(
     review: Review,
     on_elicitation: _ElicitationCallback | None = None,
 ) -> Container:
-    """The CLI's composition, fed from arguments.
+    """The composition, fed from arguments.
 
     ``none`` reads no file and no ``QUORUM_*`` variable; ``file`` reads ``config_path`` only;
     ``all`` layers as the CLI does.
     """
-    from quorum.cli.container import build_container
-    from quorum.cli.options import AppOptions
+    from quorum.composition.container import build_container
+    from quorum.composition.options import AppOptions
     from quorum.infrastructure.config.layers import Layer, merge, read_toml
     from quorum.infrastructure.config.loader import RawConfig
 

@@ -69,13 +69,13 @@ class Bench:
         (self.ws / "data.txt").write_text(line * (kb * 1024 // 100))
 
     def container(self) -> Any:
-        from quorum.cli.container import build_container
-        from quorum.cli.options import AppOptions
+        from quorum.composition.container import build_container
+        from quorum.composition.options import AppOptions
 
         return build_container(AppOptions(config_path=self.config))
 
     def spec(self, container: Any) -> Any:
-        from quorum.cli.run_setup import system_prompt
+        from quorum.composition.runs import system_prompt
         from quorum.infrastructure.engines.temporal.messages import RunSpec
 
         settings = container.settings()
@@ -134,7 +134,7 @@ async def history_of(handle: Any) -> tuple[int, int, int]:
 
 
 async def in_process(bench: Bench, output_kb: int) -> None:
-    from quorum.cli.commands.worker import compose
+    from quorum.composition.worker import worker_parts
     from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.engines.temporal import activities as acts
     from quorum.infrastructure.engines.temporal.activities import QuorumActivities
@@ -143,7 +143,7 @@ async def in_process(bench: Bench, output_kb: int) -> None:
 
     container = bench.container()
     client = await connect(container.settings().section(EngineSettings))
-    activities = QuorumActivities(lambda ws: compose(bench.config, ws))
+    activities = QuorumActivities(lambda ws: worker_parts(bench.config, ws))
     async with build_worker(client, bench.queue, activities, concurrency=16):
         await temporal_runs(client, bench, 1)  # warm: the worker composes the workspace once
         await local_run(bench)

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quorum.cli.container import Container
+    from quorum.composition.container import Container
     from quorum.infrastructure.tools.known_tools import KnownTools
 
 LISTABLE_SOURCES = frozenset({"builtin", "mcp"})
@@ -45,7 +45,7 @@ def check_configured_names(container: Container, *, panel: bool = True) -> None:
 
 def known_tools(container: Container) -> KnownTools:
     """The tools known without starting anything, from the container's catalog and settings."""
-    from quorum.cli.container import user_data_dir
+    from quorum.composition.paths import user_data_dir
     from quorum.infrastructure.mcp.cache import CACHE_SUBDIR, ToolListCache
     from quorum.infrastructure.mcp.naming import server_prefix
     from quorum.infrastructure.mcp.settings import McpSettings

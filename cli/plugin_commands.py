@@ -9,10 +9,10 @@ from quorum.cli.errors import handled
 
 def find_plugin_command(name: str, reserved: frozenset[str]) -> click.Command | None:
     """The plugin command called ``name``, or None. Loads plugins (and the configuration)."""
-    from quorum.cli.container import build_container
-    from quorum.cli.options import AppOptions
+    from quorum.cli.compose import compose
+    from quorum.composition.options import AppOptions
 
     with handled():
-        catalog = build_container(AppOptions()).catalog()
+        catalog = compose(AppOptions()).catalog()
         entry = catalog.commands(reserved).get(name)
     return entry.value if entry is not None else None

@@ -2,5 +2,5 @@
 
 Providers (``providers/``), tools and MCP (``tools/``, ``mcp/``), review (``review/``), run
 storage (``storage/``), the plugin system itself (``plugins/``) and configuration (``config/``).
-Only ``quorum.cli.container`` assembles them.
+Only ``quorum.composition`` assembles them.
 """

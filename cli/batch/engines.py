@@ -1,9 +1,10 @@
 """Where ``quorum batch`` runs its tasks: the local engine (this process), and the Temporal seam.
 
-Local: one composition per workspace (the configuration, the plugins, the gateway, the tools, the
-run store are shared by the runs in it), and for every task a fresh ``RunAgent`` from the
-container's per-run ``Factory`` providers, so each run has its own reviewer, recorder and
-observers and runs never see each other's state (decision 060).
+Local: one composition per workspace, open as one ``Runtime`` (the configuration, the plugins, the
+gateway, the tools, the run store are shared by the runs in it; the system prompt with the tool
+sources' notes is computed once), and for every task ``prepare_run`` and a fresh ``RunAgent``, so
+each run has its own reviewer, recorder and observers and runs never see each other's state
+(decision 060).
 
 Temporal: ``temporal_engine`` is the one function to provide — an engine whose ``run`` starts the
 task as a workflow whose id is the run id, waits for its end, and returns the outcome.
@@ -17,10 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quorum.cli.batch.tasks import BatchTask, TaskEngine, TaskOutcome
-from quorum.cli.options import AppOptions
+from quorum.composition.options import AppOptions
 
 if TYPE_CHECKING:
-    from quorum.cli.container import Container
+    from quorum.composition.container import Container
+    from quorum.composition.runtime import Runtime
 
 
 class LocalEngine:
@@ -34,47 +36,39 @@ class LocalEngine:
 
     def __init__(self, options: AppOptions, default: Container | None = None) -> None:
         self._options = options
-        self._containers: dict[Path | None, Container] = {} if default is None else {None: default}
-        self._ready: dict[Path | None, asyncio.Task[str | None]] = {}
+        self._default = default
+        self._runtimes: dict[Path | None, Runtime] = {}
+        self._ready: dict[Path | None, asyncio.Task[None]] = {}
 
-    def container(self, workspace: Path | None) -> Container:
-        """The composition for tasks in ``workspace`` (None: the configured one), built once."""
-        from quorum.cli.container import build_container
+    def runtime(self, workspace: Path | None) -> Runtime:
+        """The open composition for tasks in ``workspace`` (None: the configured one), built once."""
+        from quorum.cli.compose import compose
+        from quorum.composition.runtime import Runtime
 
-        if workspace not in self._containers:
-            overrides = dict(self._options.overrides)
-            if workspace is not None:
-                overrides["tools"] = {**overrides.get("tools", {}), "workspace": str(workspace)}
-            self._containers[workspace] = build_container(replace(self._options, overrides=overrides))
-        return self._containers[workspace]
+        if workspace not in self._runtimes:
+            container = self._default if workspace is None else None
+            if container is None:
+                overrides = dict(self._options.overrides)
+                if workspace is not None:
+                    overrides["tools"] = {**overrides.get("tools", {}), "workspace": str(workspace)}
+                container = compose(replace(self._options, overrides=overrides))
+            self._runtimes[workspace] = Runtime(container, share_prompt=True)
+        return self._runtimes[workspace]
 
-    async def _system_prompt(self, workspace: Path | None) -> str | None:
-        """Checked and computed once per composition: the sandbox requirement and the tools' notes."""
-        from quorum.cli.run_setup import require_sandbox, system_prompt, with_tool_notes
-
-        container = self.container(workspace)
-        executor = container.tool_executor()
-        await require_sandbox(container, executor, low_risk_only=False)
-        return await with_tool_notes(system_prompt(container.settings()), executor)
+    async def _prepare(self, runtime: Runtime) -> None:
+        """Once per composition: the sandbox requirement and the system prompt with the tools' notes."""
+        await runtime.require_sandbox(low_risk_only=False)
+        await runtime.system_prompt()
 
     async def run(self, task: BatchTask, run_id: str) -> TaskOutcome:
-        from quorum.application.execution import RunRequest
-        from quorum.cli.model_choice import choose_model
+        from quorum.composition.runs import prepare_run
 
-        container = self.container(task.workspace)
-        settings = container.settings()
+        runtime = self.runtime(task.workspace)
         if task.workspace not in self._ready:  # the first task of a workspace prepares it for the others
-            self._ready[task.workspace] = asyncio.ensure_future(self._system_prompt(task.workspace))
-        prompt = await asyncio.shield(self._ready[task.workspace])
-        model_id = container.gateway().resolve(choose_model(task.model or settings.model, container.env()))
-        request = RunRequest(
-            task=task.task,
-            model_id=model_id,
-            system_prompt=prompt,
-            params=settings.agent.execution_params(tools="all"),
-            run_id=run_id,
-        )
-        result = await container.run_agent().execute(request)  # a new agent, reviewer and recorder
+            self._ready[task.workspace] = asyncio.ensure_future(self._prepare(runtime))
+        await asyncio.shield(self._ready[task.workspace])
+        prepared = await prepare_run(runtime, task.task, model=task.model, run_id=run_id)
+        result = await runtime.execute(prepared)  # a new agent, reviewer and recorder
         return TaskOutcome(
             task=task,
             run_id=result.run_id,
@@ -89,9 +83,8 @@ class LocalEngine:
             if not ready.done():
                 ready.cancel()
         await asyncio.gather(*self._ready.values(), return_exceptions=True)
-        for container in self._containers.values():
-            await container.tool_executor().aclose()
-            await container.gateway().aclose()
+        for runtime in self._runtimes.values():
+            await runtime.aclose()
 
 
 def temporal_engine(container: Any) -> TaskEngine:
@@ -100,6 +93,6 @@ def temporal_engine(container: Any) -> TaskEngine:
     Raises:
         ConfigurationError: the ``temporal`` extra is missing.
     """
-    from quorum.cli.commands.run_temporal import TemporalTaskEngine
+    from quorum.cli.batch.temporal import TemporalTaskEngine
 
     return TemporalTaskEngine(container)

@@ -1,9 +1,9 @@
 """``ChatSession``: messages become runs of one conversation; slash commands steer the session.
 
 Each message is one run recorded in the run log, its parent the run before it (as ``--continue``
-records it), with the conversation so far as its history. The session keeps one container for
-its whole life (MCP servers, provider clients and the run log stay open); each run gets a fresh
-renderer, recorder and reviewer from it.
+records it), with the conversation so far as its history. The session keeps one ``Runtime`` for
+its whole life (MCP servers, provider clients and the run log stay open); each run is prepared
+by ``prepare_run`` with a fresh renderer, recorder and reviewer.
 
 Ctrl+C while a run is under way cancels that run only: the run ends ``cancelled`` (its unanswered
 calls answered "cancelled", so the conversation stays valid) and the prompt comes back. SIGTERM
@@ -17,15 +17,18 @@ import contextlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from quorum.cli.chat import slash
 from quorum.cli.chat.conversation import Conversation, SessionSpending
 from quorum.cli.chat.line_input import INTERRUPT
-from quorum.cli.run_setup import Display, ask_through, human_renderer, system_prompt, with_tool_notes
+from quorum.cli.run_setup import Display, ask_through, human_renderer
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted
 from quorum.infrastructure.terminal_text import printable
+
+if TYPE_CHECKING:
+    from quorum.composition.runtime import Runtime
 
 
 class LineSource(Protocol):
@@ -47,14 +50,14 @@ class _Tee:
 
 
 class ChatSession:
-    """An interactive session over ``container`` (see the module docstring).
+    """An interactive session over ``runtime``, the open composition (see the module docstring).
 
     ``interactive`` says a person can answer review questions on this terminal.
     """
 
     def __init__(
         self,
-        container: Any,
+        runtime: Runtime,
         *,
         model_id: str,
         display: Display,
@@ -62,7 +65,8 @@ class ChatSession:
         interactive: bool,
         out: TextIO | None = None,
     ) -> None:
-        self._container = container
+        self._runtime = runtime
+        self._container = runtime.container
         self._model_id = model_id
         self._display = display
         self._interactive = interactive
@@ -129,30 +133,26 @@ class ChatSession:
 
     async def send(self, text: str) -> None:
         """Run ``text`` as the next message of the conversation; return when the run has ended."""
-        from dependency_injector import providers
+        from quorum.composition.runs import prepare_run
 
-        from quorum.application.execution import RunRequest
-
-        container = self._container
+        runtime, container = self._runtime, self._container
         settings = container.settings()
         renderer = human_renderer(self._display)
         events: list[RunEvent] = []
-        container.renderer.override(providers.Object(_Tee(renderer, events.append)))
-        container.parent_run_id.override(providers.Object(self.conversation.parent_run_id))
         if self._interactive:
             ask_through(container, renderer, None, settings)
-        request = RunRequest(
-            task=text,
-            model_id=self._model_id,
-            system_prompt=system_prompt(settings),
-            params=settings.agent.execution_params(tools="all"),
-            history=self.conversation.history,
-        )
+        conversation = self.conversation
 
         async def run() -> Any:
-            executor = container.tool_executor()
-            notes = await with_tool_notes(request.system_prompt, executor)  # MCP servers' instructions
-            return await container.run_agent().execute(request.model_copy(update={"system_prompt": notes}))
+            prepared = await prepare_run(
+                runtime,
+                text,
+                model=self._model_id,
+                history=conversation.history,
+                parent_run_id=conversation.parent_run_id,
+                observers=[_Tee(renderer, events.append)],
+            )
+            return await runtime.execute(prepared)
 
         turn = asyncio.ensure_future(run())
         try:
@@ -205,7 +205,7 @@ class ChatSession:
         if not argument:
             self._print(f"model: {self._model_id}")
             return True
-        from quorum.cli.model_choice import choose_model
+        from quorum.composition.model_choice import choose_model
 
         gateway = self._container.gateway()
         model_id = gateway.resolve(choose_model(argument, self._container.env()))
@@ -290,10 +290,9 @@ class ChatSession:
         report(error)
 
     def _say_new_problems(self) -> None:
-        problems = list(getattr(self._container.tool_executor(), "problems", ()))
-        redactor = self._container.redactor()
+        problems = self._runtime.problems()
         for problem in problems[self._problems_said :]:
-            self._note(f"quorum: warning: {printable(redactor.text(problem))}")
+            self._note(f"quorum: warning: {printable(problem)}")
         self._problems_said = len(problems)
 
 
@@ -303,7 +302,7 @@ def resumed(container: Any, run_id: str | None) -> tuple[Conversation, str]:
     Raises:
         UsageError: no such run, an ambiguous prefix, or the run log is disabled.
     """
-    from quorum.cli.commands.logs import resolve_run_id
+    from quorum.cli.run_log import resolve_run_id
     from quorum.cli.run_setup import continuation_of
 
     store = container.run_store()

@@ -15,7 +15,9 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import (
+from quorum.cli.engine import engine_option, engine_overrides, leave
+from quorum.cli.errors import handled
+from quorum.cli.flags import (
     color_option,
     config_option,
     events_json_option,
@@ -23,10 +25,8 @@ from quorum.cli.commands.shared_options import (
     stacked,
     verbose_option,
 )
-from quorum.cli.engine import engine_option, engine_overrides, leave
-from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
 from quorum.cli.run_setup import Display
+from quorum.composition.options import AppOptions
 
 decide_options = stacked(
     click.argument("run_id"),
@@ -101,8 +101,7 @@ def _decide(
     if not approved and not reason.strip():
         raise click.BadParameter("give the reason the model will see", param_hint="--reason")
     with handled():
-        from quorum.cli.commands.logs import resolve_run_id
-        from quorum.cli.commands.pending import approvals_of
+        from quorum.cli.run_log import approvals_of, resolve_run_id
         from quorum.domain.errors import UsageError
 
         store = approvals_of(AppOptions(config_path=config_path))
@@ -118,7 +117,7 @@ def _decide(
         options = AppOptions(config_path=config_path, overrides=overrides, json=as_json)
         display = Display(verbosity=-1 if quiet else (1 if verbose else 0), color=color)
         from quorum.application.use_cases.continue_run import ContinueRequest
-        from quorum.cli.commands.run_temporal import decide_on_temporal
+        from quorum.cli.temporal_runs import decide_on_temporal
 
         request = ContinueRequest(
             run_id=wanted, approved=approved, call_ids=call_ids, by=_who(by), reason=reason.strip(), model_id=model
@@ -131,13 +130,15 @@ def _decide(
 
 async def _continue(request: Any, options: AppOptions, display: Display) -> int:
     from quorum.application.use_cases.continue_run import ContinueRun
-    from quorum.cli.commands.pending import as_approvals
-    from quorum.cli.container import build_container
-    from quorum.cli.model_choice import choose_model
+    from quorum.cli.compose import compose
     from quorum.cli.run_setup import renderer_for, run_in_foreground
+    from quorum.composition.model_choice import choose_model
+    from quorum.composition.observers import FanOut
+    from quorum.composition.runtime import Runtime
+    from quorum.composition.stores import as_approvals
 
     renderer = renderer_for(options.json, display)
-    container = build_container(options, renderer=renderer)
+    container = compose(options)
     settings = container.settings()
     store = as_approvals(container.run_store())
     model_id = None
@@ -149,9 +150,12 @@ async def _continue(request: Any, options: AppOptions, display: Display) -> int:
             "params": settings.agent.execution_params(tools="all"),
         }
     )
-    use_case = ContinueRun(store=store, approvals=store, agent=container.run_agent())
+    agent = container.run_agent(observer=FanOut([container.recorder(), renderer]))
+    use_case = ContinueRun(store=store, approvals=store, agent=agent)
+    runtime = Runtime(container)
 
-    async def execute(prompt: str | None) -> Any:
+    async def execute() -> Any:
+        prompt = await runtime.system_prompt()
         return await use_case.execute(request.model_copy(update={"system_prompt": prompt}))
 
-    return await run_in_foreground(container, renderer, execute, as_json=options.json)
+    return await run_in_foreground(runtime, renderer, execute, as_json=options.json)

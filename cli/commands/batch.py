@@ -16,10 +16,10 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.engine import engine_option
 from quorum.cli.errors import EXIT_AWAITING_APPROVAL, EXIT_OK, EXIT_RUN_FAILURE, EXIT_STOPPED_EARLY, handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 DEFAULT_CONCURRENCY = 4
 
@@ -68,14 +68,14 @@ def _batch_options(options: AppOptions, engine: str | None) -> tuple[AppOptions,
     """
     from dataclasses import replace
 
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
     from quorum.cli.engine import engine_overrides
     from quorum.domain.errors import UsageError
     from quorum.infrastructure.review.settings import ReviewSettings
     from quorum.infrastructure.storage.settings import StorageSettings
 
     overrides: dict[str, Any] = engine_overrides(engine)
-    settings = build_container(replace(options, overrides=overrides)).settings()
+    settings = compose(replace(options, overrides=overrides)).settings()
     if not settings.section(StorageSettings).enabled:
         raise UsageError("quorum batch records every task in the run log ([storage] enabled = false)")
     if settings.section(ReviewSettings).hil_mode == "interactive":
@@ -87,13 +87,13 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
     from quorum.cli.batch.engines import LocalEngine, temporal_engine
     from quorum.cli.batch.progress import HumanProgress, JsonProgress
     from quorum.cli.batch.tasks import TaskEngine, plan, read_tasks, run_tasks
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
     from quorum.cli.signals import signals_cancel_current_task
     from quorum.infrastructure.engines.settings import EngineSettings
 
     tasks = read_tasks(tasks_file)
     options, settings = _batch_options(options, engine)
-    composition = build_container(options)
+    composition = compose(options)
     store = composition.run_store()
     assert store is not None  # _batch_options refused a disabled log
     finished, to_run = plan(tasks, store)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import color_option, config_option, verbose_option
+from quorum.cli.flags import color_option, config_option, verbose_option
 
 # Only click and the option decorators at import: ``quorum chat --help`` must stay fast.
 
@@ -52,7 +52,7 @@ def chat(
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
         overrides["tools"] = {"workspace": str(workspace.resolve())}
     from quorum.cli.errors import handled
-    from quorum.cli.options import AppOptions
+    from quorum.composition.options import AppOptions
 
     interactive = sys.stdin.isatty()
     options = AppOptions(config_path=config_path, overrides=overrides, interactive=interactive)
@@ -81,29 +81,29 @@ async def _chat(options: Any, model: str | None, resume_from: str | bool, *, ver
     await _say(ready.banner(), prompt_active=options.interactive)
 
     from quorum.cli.chat.session import ChatSession
-    from quorum.cli.run_setup import Display, require_sandbox
+    from quorum.cli.run_setup import Display
     from quorum.cli.signals import signals_cancel_current_task
+    from quorum.composition.runtime import Runtime
 
-    container = ready.container
+    runtime = Runtime(ready.container)
     session = ChatSession(
-        container,
+        runtime,
         model_id=ready.model_id,
         display=Display(verbosity=1 if verbose else 0, color=color),
         conversation=ready.conversation,
         interactive=options.interactive,
     )
-    executor = container.tool_executor()
     with signals_cancel_current_task() as received:
         try:
-            await require_sandbox(container, executor, False)
+            runtime.open()
+            await runtime.require_sandbox(False)
             await session.run(lines)
         except asyncio.CancelledError:
             if not received.cancelled_the_task():
                 raise
-        finally:
+        finally:  # not ``async with runtime``: it closes after the cancellation is taken back
             received.armed = False
-            await executor.aclose()
-            await container.gateway().aclose()
+            await runtime.aclose()
     if received.signum is not None:
         print(f"quorum: {received.name} received: the chat was ended", file=sys.stderr, flush=True)
         return received.exit_code
@@ -120,13 +120,13 @@ class _Ready:
 
     def models(self) -> list[str]:
         """Model ids ``/model`` completes: those the configuration names, and its aliases."""
-        from quorum.cli.container import known_models
+        from quorum.composition.container import known_models
 
         settings = self.container.settings()
         return [*known_models(settings), *settings.aliases]
 
     def banner(self) -> str:
-        from quorum.cli.container import workspace_of
+        from quorum.composition.paths import workspace_of
         from quorum.infrastructure.terminal_text import printable
 
         workspace = workspace_of(self.container.settings())
@@ -144,11 +144,11 @@ def _prepare(options: Any, model: str | None, resume_from: str | bool) -> _Ready
         QuorumError: a configuration or usage error (reported by the caller, as for ``run``).
     """
     from quorum.cli.chat.conversation import Conversation
-    from quorum.cli.container import build_container
-    from quorum.cli.model_choice import choose_model
+    from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
+    from quorum.composition.model_choice import choose_model
 
-    container = build_container(options)
+    container = compose(options)
     settings = container.settings()
     check_configured_names(container)
     conversation = Conversation()
@@ -164,9 +164,9 @@ def _prepare(options: Any, model: str | None, resume_from: str | bool) -> _Ready
 
 
 _WARM_MODULES = (
-    "quorum.cli.container",
+    "quorum.composition.container",
     "quorum.cli.chat.session",
-    "quorum.cli.model_choice",
+    "quorum.composition.runs",
     "quorum.cli.name_checks",
     "quorum.cli.render.human",
     "quorum.application.use_cases.run_agent",

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
+from quorum.cli.flags import config_option
 from quorum.cli.masking import mask_config
-from quorum.cli.options import AppOptions
+from quorum.cli.run_log import run_log_location
+from quorum.composition.options import AppOptions
 
 if TYPE_CHECKING:  # the configuration schema is imported only when a command runs
     from quorum.infrastructure.config.schema import Settings
@@ -28,10 +29,10 @@ def config() -> None:
 @config_option
 def show(as_json: bool, config_path: Path | None) -> None:
     """Show every effective value and where it came from; secrets are masked."""
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
 
     with handled():
-        container = build_container(AppOptions(config_path=config_path))
+        container = compose(AppOptions(config_path=config_path))
         settings = container.settings()
         raw = container.raw_config()
         sandbox = container.sandbox()
@@ -67,11 +68,11 @@ def show(as_json: bool, config_path: Path | None) -> None:
 @config_option
 def validate_command(config_path: Path | None) -> None:
     """Check the configuration; exit 2 with every problem named, or 0 if it is valid."""
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
 
     with handled():
-        container = build_container(AppOptions(config_path=config_path))
+        container = compose(AppOptions(config_path=config_path))
         check_configured_names(container)
         files = container.raw_config().files
     click.echo(f"configuration is valid ({', '.join(files) or 'defaults only'})")
@@ -102,21 +103,6 @@ def key_sources(gateway: Any) -> dict[str, str | None]:
         if source is not None or name in configured:
             found[name] = source
     return found
-
-
-def run_log_location(container: Any) -> str:
-    """Where runs are recorded: the database path of the ``sqlite`` store, else the backend's name."""
-    from quorum.cli.container import user_data_dir
-    from quorum.infrastructure.storage.plugin import database_path
-    from quorum.infrastructure.storage.settings import StorageSettings
-
-    storage = container.settings().section(StorageSettings)
-    where = (
-        str(database_path(storage, container.env(), user_data_dir()))
-        if storage.backend == "sqlite"
-        else storage.backend
-    )
-    return where + ("" if storage.enabled else " (recording off: [storage] enabled = false)")
 
 
 def effective_dict(settings: Settings) -> dict[str, Any]:

@@ -60,7 +60,7 @@ def dev_server_command(binary: Path, db: Path, port: int, ip: str) -> list[str]:
 def dev_server(port: int, ip: str, db: Path | None) -> None:
     """Start a local Temporal service for `quorum worker` and `quorum run --engine temporal` (Ctrl+C stops)."""
     with handled():
-        from quorum.cli.container import user_data_dir
+        from quorum.composition.paths import user_data_dir
         from quorum.domain.errors import ConfigurationError
 
         binary = temporal_binary()

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import EXIT_RUN_FAILURE, handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -35,10 +35,10 @@ def doctor(config_path: Path | None, as_json: bool) -> None:
 
     Exits 1 when a check failed (warnings alone exit 0).
     """
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
 
     with handled():
-        container = build_container(AppOptions(config_path=config_path))
+        container = compose(AppOptions(config_path=config_path))
         checks = [
             *_sandbox(container),
             *_workspace(container),
@@ -68,7 +68,7 @@ def _sandbox(container: Any) -> list[Check]:
 
 
 def _workspace(container: Any) -> list[Check]:
-    from quorum.cli.container import workspace_of
+    from quorum.composition.paths import workspace_of
 
     workspace = workspace_of(container.settings())
     if not workspace.is_dir():
@@ -101,7 +101,7 @@ def _providers(container: Any) -> list[Check]:
 
 
 def _model(container: Any) -> list[Check]:
-    from quorum.cli.model_choice import choose_model
+    from quorum.composition.model_choice import choose_model
     from quorum.domain.errors import QuorumError
 
     try:
@@ -118,13 +118,13 @@ async def _mcp(container: Any) -> list[Check]:
     A required server that fails is a failure (a run would end with exit 1); an optional one a
     warning (runs go on without its tools).
     """
-    from quorum.cli.commands.mcp import check_servers, mcp_source
+    from quorum.cli.mcp_servers import check_servers, mcp_source
     from quorum.infrastructure.mcp.settings import McpSettings
 
     servers = container.settings().section(McpSettings).servers
     if not servers:
         return [Check("mcp", "ok", "no servers configured")]
-    results = await check_servers(mcp_source(None, container=container))
+    results = await check_servers(mcp_source(container))
     return [_mcp_check(r) for r in results]
 
 
@@ -141,7 +141,7 @@ def _mcp_check(result: dict[str, Any]) -> Check:
 
 
 def _run_log(container: Any) -> list[Check]:
-    from quorum.cli.container import open_store
+    from quorum.composition.stores import open_store
     from quorum.domain.errors import QuorumError
     from quorum.infrastructure.storage.settings import StorageSettings
 

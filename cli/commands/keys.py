@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _store() -> StoredKeys:
-    from quorum.cli.container import user_config_dir
+    from quorum.composition.paths import user_config_dir
     from quorum.infrastructure.keys.store import open_key_store
 
     return open_key_store(os.environ, user_config_dir())
@@ -85,12 +85,12 @@ def remove_keys(names: tuple[str, ...]) -> None:
 
 def _warn_unknown(name: str) -> None:
     """Say so when no provider would use the key; a broken configuration is not this command's business."""
-    from quorum.cli.container import build_container
-    from quorum.cli.options import AppOptions
+    from quorum.cli.compose import compose
+    from quorum.composition.options import AppOptions
     from quorum.domain.errors import QuorumError
 
     try:
-        known = build_container(AppOptions()).gateway().provider_names()
+        known = compose(AppOptions()).gateway().provider_names()
     except QuorumError:
         return
     if name not in known:

@@ -14,23 +14,10 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
-
-json_option = click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")
-
-
-def open_run_store(config_path: Path | None) -> Any:
-    """The configured run store (``[storage] backend``), even when recording is switched off.
-
-    Raises:
-        ConfigurationError: the configuration is invalid or names a backend no plugin provides.
-    """
-    from quorum.cli.container import build_container, open_store
-
-    container = build_container(AppOptions(config_path=config_path))
-    return open_store(container.catalog(), container.settings(), container.env())
+from quorum.cli.flags import config_option, json_option
+from quorum.cli.run_log import open_run_store, resolve_run_id
+from quorum.composition.options import AppOptions
 
 
 def _when(moment: datetime | None) -> str:
@@ -45,30 +32,6 @@ def _one_line(text: str, width: int) -> str:
 @click.group()
 def logs() -> None:
     """Browse recorded runs: every message, tool call, review vote and result."""
-
-
-def resolve_run_id(store: Any, run_id: str) -> str:
-    """The run ``run_id`` names: ``last``, a whole id, or any unique prefix of one.
-
-    Raises:
-        UsageError: no run, or a prefix several runs share (the candidates are listed).
-    """
-    from quorum.domain.errors import UsageError
-
-    if run_id == "last":
-        last = store.last_run_id()
-        if last is None:
-            raise UsageError("no runs recorded yet")
-        return str(last)
-    if store.get_run(run_id) is not None:
-        return run_id
-    matches = store.match_run_ids(run_id, limit=11) if run_id else []
-    if len(matches) == 1:
-        return str(matches[0])
-    if not matches:
-        raise UsageError(f"no run {run_id!r} in the run log")
-    shown = ", ".join(matches[:10]) + (", …" if len(matches) > 10 else "")
-    raise UsageError(f"run id prefix {run_id!r} is ambiguous: {shown}")
 
 
 def _since(value: str | None) -> datetime | None:
@@ -103,10 +66,10 @@ def list_runs(
         for run in runs:
             click.echo(run.model_dump_json())
         return
-    from quorum.cli.commands.config import run_log_location
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
+    from quorum.cli.run_log import run_log_location
 
-    click.echo(f"# run log: {run_log_location(build_container(AppOptions(config_path=config_path)))}", err=True)
+    click.echo(f"# run log: {run_log_location(compose(AppOptions(config_path=config_path)))}", err=True)
     if not runs:
         filtered = model or since or text
         click.echo("no run matches" if filtered else "no runs recorded yet", err=True)

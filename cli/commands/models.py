@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 ENDPOINT_TIMEOUT = 15.0
 """Seconds one provider's model list may take."""
@@ -31,10 +31,10 @@ DEFAULT_KINDS = ("openai", "anthropic")
 @config_option
 def models(as_json: bool, offline: bool, config_path: Path | None) -> None:
     """List the models of the configured providers (from their models endpoint) and the aliases."""
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
 
     with handled():
-        container = build_container(AppOptions(config_path=config_path))
+        container = compose(AppOptions(config_path=config_path))
         gateway = container.gateway()
         rows, problems = asyncio.run(_collect(gateway, offline))
     for name, message in problems:

@@ -8,33 +8,9 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
-
-
-def approvals_of(options: AppOptions) -> Any:
-    """The run log's pending approvals (a ``PendingApprovals``), opened through the container.
-
-    Raises:
-        UsageError: the run log is disabled.
-        ConfigurationError: the configured run store keeps no pending approvals.
-    """
-    from quorum.cli.container import build_container
-
-    return as_approvals(build_container(options).run_store())
-
-
-def as_approvals(store: Any) -> Any:
-    """``store`` as ``PendingApprovals``; see ``approvals_of`` for what it raises."""
-    from quorum.application.ports.approvals import PendingApprovals
-    from quorum.domain.errors import ConfigurationError, UsageError
-
-    if store is None:
-        raise UsageError("pending calls live in the run log, which is disabled ([storage] enabled = false)")
-    if not isinstance(store, PendingApprovals):
-        raise ConfigurationError(f"the run store {store!r} keeps no pending approvals", key="storage.backend")
-    return store
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 
 @click.command()
@@ -47,7 +23,7 @@ def pending(run_id: str | None, config_path: Path | None, as_json: bool) -> None
     Decide with `quorum approve RUN_ID [CALL_ID…]` or `quorum reject RUN_ID [CALL_ID…] --reason TEXT`.
     """
     with handled():
-        from quorum.cli.commands.logs import resolve_run_id
+        from quorum.cli.run_log import approvals_of, resolve_run_id
 
         store = approvals_of(AppOptions(config_path=config_path))
         wanted = resolve_run_id(store, run_id) if run_id else None

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 
 @click.group()
@@ -22,11 +22,11 @@ def plugins() -> None:
 @config_option
 def list_plugins(as_json: bool, config_path: Path | None) -> None:
     """List plugins: name, version, what each registered, and whether it is blocked."""
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
     from quorum.cli.main import BUILTIN_COMMANDS
 
     with handled():
-        catalog = build_container(AppOptions(config_path=config_path)).catalog()
+        catalog = compose(AppOptions(config_path=config_path)).catalog()
         catalog.commands(frozenset(BUILTIN_COMMANDS))
         registrations = catalog.registrations()
     for info in catalog.plugins:

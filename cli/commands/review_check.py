@@ -21,9 +21,9 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import EXIT_OK, EXIT_STOPPED_EARLY, handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 EXIT_REJECTED = EXIT_STOPPED_EARLY
 
@@ -72,14 +72,14 @@ async def _check(
 ) -> dict[str, Any]:
     from quorum.application.ports.reviewer import ReviewContext
     from quorum.application.review_gate import rule_decision
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
     from quorum.domain.events import ReviewEvent
     from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
     from quorum.infrastructure.review.pipeline import describe_pipeline
     from quorum.infrastructure.review.settings import ReviewSettings
 
-    container = build_container(options)
+    container = compose(options)
     settings = container.settings()
     check_configured_names(container, panel=not rules_only)
     call = ToolCall(native_id="review-check", name=tool_name, arguments=arguments)

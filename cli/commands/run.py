@@ -9,7 +9,12 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import (
+from quorum.cli.engine import engine_option, engine_overrides, leave
+from quorum.cli.errors import (
+    EXIT_USAGE,
+    handled,
+)
+from quorum.cli.flags import (
     color_option,
     config_option,
     events_json_option,
@@ -17,21 +22,9 @@ from quorum.cli.commands.shared_options import (
     stacked,
     verbose_option,
 )
-from quorum.cli.engine import engine_option, engine_overrides, leave
-from quorum.cli.errors import (
-    EXIT_USAGE,
-    handled,
-)
-from quorum.cli.options import AppOptions
-from quorum.cli.run_setup import (
-    Display,
-    ask_through,
-    continuation_of,
-    renderer_for,
-    run_in_foreground,
-    system_prompt,
-)
+from quorum.cli.run_setup import Display, ask_through, continuation_of, renderer_for, run_in_foreground
 from quorum.cli.task_input import read_task
+from quorum.composition.options import AppOptions
 
 run_options = stacked(
     click.argument("task", nargs=-1, required=False),
@@ -189,16 +182,16 @@ async def _execute(
     resume_from: str | bool = False,
     detach: bool = False,
 ) -> int:
-    from quorum.application.execution import RunRequest
-    from quorum.cli.container import build_container
-    from quorum.cli.model_choice import choose_model
+    from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
+    from quorum.composition.runs import prepare_run
+    from quorum.composition.runtime import Runtime
     from quorum.domain.errors import UsageError
     from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.review.settings import ReviewSettings
 
     renderer = renderer_for(options.json, display)
-    container = build_container(options, renderer=renderer)
+    container = compose(options)
     settings = container.settings()
     temporal = settings.section(EngineSettings).kind == "temporal"
     if detach and not temporal:
@@ -210,29 +203,37 @@ async def _execute(
         raise UsageError("hil_mode = 'defer' keeps pending calls in the run log, which is disabled for this run")
     history: tuple[Any, ...] = ()
     model = options.overrides.get("model")
+    parent_run_id = None
     if resume_from:
         continued = continuation_of(container, None if resume_from is True else str(resume_from))
-        container.parent_run_id.override(continued.parent_run_id)
-        history = continued.history
+        parent_run_id, history = continued.parent_run_id, continued.history
         model = model or continued.model
-    # Aliases and bare model names become provider:model here, so the run log and prices see the real model.
-    model_id = container.gateway().resolve(choose_model(model or settings.model, container.env()))
-    request = RunRequest(
-        task=task,
-        model_id=model_id,
-        system_prompt=system_prompt(settings),
-        params=settings.agent.execution_params(tools="low_risk_only" if low_risk_only else "all"),
-        history=history,
-    )
+    runtime = Runtime(container)
+
+    async def prepare(tool_notes: bool) -> Any:  # on Temporal the worker adds the tool sources' notes
+        return await prepare_run(
+            runtime,
+            task,
+            model=model,
+            history=history,
+            tools="low_risk_only" if low_risk_only else "all",
+            parent_run_id=parent_run_id,
+            observers=[renderer],
+            tool_notes=tool_notes,
+        )
+
     if temporal:
-        from quorum.cli.commands.run_temporal import execute_temporal
+        from quorum.cli.temporal_runs import execute_temporal
 
-        return await execute_temporal(container, request, options=options, renderer=renderer, detach=detach)
+        async with runtime:
+            return await execute_temporal(
+                runtime, await prepare(False), options=options, renderer=renderer, detach=detach
+            )
 
-    async def execute(prompt: str | None) -> Any:
-        return await container.run_agent().execute(request.model_copy(update={"system_prompt": prompt}))
+    async def execute() -> Any:
+        return await runtime.execute(await prepare(True))
 
-    return await run_in_foreground(container, renderer, execute, low_risk_only=low_risk_only, as_json=options.json)
+    return await run_in_foreground(runtime, renderer, execute, low_risk_only=low_risk_only, as_json=options.json)
 
 
 __all__ = ["EXIT_USAGE", "ask", "run"]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from quorum.cli.commands.logs import json_option, open_run_store
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
+from quorum.cli.flags import config_option, json_option
+from quorum.cli.run_log import open_run_store
 from quorum.cli.spend import cost_text, tokens_text
 
 

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 if TYPE_CHECKING:  # the container is imported only when a command runs: ``quorum --help`` stays fast
-    from quorum.cli.container import Container
+    from quorum.composition.container import Container
     from quorum.infrastructure.tools.executor import ListedTool
 
 
@@ -29,11 +29,11 @@ def tools() -> None:
 @click.option("--workspace", "-w", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory.")
 def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) -> None:
     """List tools: name, risk and the plugin/source they come from."""
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
 
     overrides = {"tools": {"workspace": str(workspace.resolve())}} if workspace else {}
     with handled():
-        container = build_container(AppOptions(config_path=config_path, overrides=overrides))
+        container = compose(AppOptions(config_path=config_path, overrides=overrides))
         listed, problems = asyncio.run(_listed(container))
         status = container.sandbox()
     rows = [_row(t, status.describe()) for t in listed]

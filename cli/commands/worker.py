@@ -13,14 +13,13 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.engine import leave, temporal_settings
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 
 
 @click.command()
@@ -39,58 +38,19 @@ def worker(concurrency: int, config_path: Path | None) -> None:
     leave(code)
 
 
-def compose(config_path: Path | None, workspace: str) -> Any:
-    """The worker's ``RunParts`` for runs in ``workspace``: its own configuration, the workspace overridden."""
-    from quorum.cli.commands.pending import as_approvals
-    from quorum.cli.container import build_container
-    from quorum.cli.run_setup import with_tool_notes
-    from quorum.infrastructure.engines.temporal.activities import RunParts
-    from quorum.infrastructure.review.call_viewer import WorkspaceCallViewer
-
-    overrides = {"tools": {"workspace": workspace}, "review": {"hil_mode": "defer"}}
-    container = build_container(AppOptions(config_path=config_path, overrides=overrides))
-    store = as_approvals(container.run_store())
-    executor = container.tool_executor()
-    gateway = container.gateway()
-    gate = container.reviewer()
-
-    async def notes(prompt: str | None) -> str | None:
-        return await with_tool_notes(prompt, executor)
-
-    async def close() -> None:
-        await executor.aclose()
-        await gateway.aclose()
-
-    return RunParts(
-        gateway=gateway,
-        executor=executor,
-        schema=container.schema(),
-        rules=tuple(gate.rules),
-        panel=gate.panel,
-        escalate_on_reject=gate.escalate_on_reject,
-        viewer=WorkspaceCallViewer(Path(workspace)),
-        store=store,
-        payloads=store,
-        approvals=store,
-        redactor=container.redactor(),
-        prices=container.prices(),
-        system_notes=notes,
-        close=close,
-        workspace=workspace,
-    )
-
-
 async def _serve(concurrency: int, config_path: Path | None) -> None:
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
+    from quorum.cli.errors import redact_errors_with
 
-    settings = build_container(AppOptions(config_path=config_path)).settings()
+    settings = compose(AppOptions(config_path=config_path)).settings()
     engine = temporal_settings(settings)
+    from quorum.composition.worker import worker_parts
     from quorum.infrastructure.engines.temporal.activities import QuorumActivities
     from quorum.infrastructure.engines.temporal.client import connect
     from quorum.infrastructure.engines.temporal.worker import build_worker
 
     client = await connect(engine)
-    activities = QuorumActivities(lambda workspace: compose(config_path, workspace))
+    activities = QuorumActivities(lambda workspace: worker_parts(config_path, workspace, redact_errors_with))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from quorum.application.execution import RunRequest
-from quorum.cli.container import build_container
-from quorum.cli.options import AppOptions
+from quorum.composition.container import build_container
+from quorum.composition.options import AppOptions
 from quorum.domain.tools import RiskLevel
 from tests.fakes import (
     FakeGateway,
@@ -44,7 +44,7 @@ async def test_container_runs_the_use_case_with_fakes() -> None:
         gateway=FakeGateway(session),
         tool_executor=tools,
         reviewer=reviewer,
-        renderer=observer,
+        observer=observer,
     )
     result = await container.run_agent().execute(RunRequest(task="t", model_id="fake:m"))
     assert result.stop_reason == "end_turn"

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from quorum.application.execution import RunRequest
-from quorum.cli.container import build_container
-from quorum.cli.options import AppOptions
+from quorum.composition.container import build_container
+from quorum.composition.options import AppOptions
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.terminal import TerminalPrompt
 from tests.fakes import RecordingObserver
@@ -83,7 +83,7 @@ async def _run(
         AppOptions(config_path=config),
         env={},
         config_dir=None,
-        renderer=collected,
+        observer=collected,
         line_prompt=prompt,
     )
     app = container.settings()

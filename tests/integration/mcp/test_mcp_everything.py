@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from quorum.application.execution import RunRequest
-from quorum.cli.container import build_container
-from quorum.cli.options import AppOptions
+from quorum.composition.container import build_container
+from quorum.composition.options import AppOptions
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
@@ -184,7 +184,7 @@ async def test_every_tool_is_called_and_the_model_receives_each_kind(server: dic
             AppOptions(config_path=config),
             env={},
             config_dir=None,
-            renderer=collected,
+            observer=collected,
             line_prompt=TerminalPrompt(read_fd, io.StringIO()),
             on_elicitation=elicitation,
         )

@@ -285,7 +285,7 @@ async def test_tools_requiring_task_augmentation_are_not_offered(tmp_path: Path)
 
 
 async def test_the_executor_gives_the_notes_that_extend_the_system_prompt() -> None:
-    from quorum.cli.run_setup import with_tool_notes
+    from quorum.composition.runs import with_tool_notes
 
     executor = PluginToolExecutor([McpToolSource({"told": probe(env={"PROBE_INSTRUCTIONS": "Use lookup first."})})])
     try:

@@ -156,8 +156,8 @@ def test_a_run_reports_the_login_command(cli: Cli) -> None:
 def test_stored_tokens_are_redacted_secrets(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     assert login(cli).code == 0
     access = stored(cli)["tokens"]["access_token"]
-    from quorum.cli.container import build_container
-    from quorum.cli.options import AppOptions
+    from quorum.composition.container import build_container
+    from quorum.composition.options import AppOptions
 
     for name, value in cli.env.items():
         monkeypatch.setenv(name, value)

@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from quorum.application.execution import RunRequest
-from quorum.cli.container import build_container
-from quorum.cli.options import AppOptions
+from quorum.composition.container import build_container
+from quorum.composition.options import AppOptions
 from quorum.domain import RiskLevel, ToolDefinition
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.tools import ToolCall
@@ -116,7 +116,7 @@ async def test_a_run_offers_validates_and_calls_decorated_tools() -> None:
         config_dir=None,
         gateway=FakeGateway(session),
         extra_plugins=[("weatherpack", WeatherPlugin())],
-        renderer=observer,
+        observer=observer,
     )
     result = await container.run_agent().execute(RunRequest(task="t", model_id="fake:m"))
     assert result.output == "done"

@@ -177,7 +177,7 @@ def test_every_hookspec_is_documented_and_called() -> None:
 def test_no_plugin_manager_is_created_at_import() -> None:
     code = (
         "import gc, pluggy\n"
-        "import quorum.infrastructure.plugins, quorum.cli.container\n"
+        "import quorum.infrastructure.plugins, quorum.composition.container\n"
         "print(sum(isinstance(o, pluggy.PluginManager) for o in gc.get_objects()))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

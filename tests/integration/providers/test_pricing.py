@@ -8,8 +8,8 @@ import pytest
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 
-from quorum.cli.container import build_container
-from quorum.cli.options import AppOptions
+from quorum.composition.container import build_container
+from quorum.composition.options import AppOptions
 from quorum.domain.errors import ConfigurationError
 from quorum.domain.responses import Usage
 from quorum.infrastructure.config.loader import ProviderInstance

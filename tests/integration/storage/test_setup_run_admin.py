@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from quorum.application.ports.run_store import RunHeader
-from quorum.cli.commands.logs import resolve_run_id
+from quorum.cli.run_log import resolve_run_id
 from quorum.domain.errors import UsageError
 from tests.integration.storage.conftest import Backend
 

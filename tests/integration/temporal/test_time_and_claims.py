@@ -78,13 +78,13 @@ async def test_an_approval_after_a_24_hour_wait_runs_the_call_and_silence_reject
 
     from quorum.application.execution import RunResult
     from quorum.application.ports.approvals import CallDecision
-    from quorum.cli.commands.worker import compose
+    from quorum.composition.worker import worker_parts
     from quorum.infrastructure.engines.temporal.activities import QuorumActivities
     from quorum.infrastructure.engines.temporal.messages import DECIDE_SIGNAL, WORKFLOW_NAME, Decisions
     from quorum.infrastructure.engines.temporal.worker import build_worker
 
     config = workspace / "quorum.toml"
-    activities = QuorumActivities(lambda ws: compose(config, ws))
+    activities = QuorumActivities(lambda ws: worker_parts(config, ws))
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=str(TEST_SERVER), data_converter=pydantic_data_converter
     )
@@ -128,8 +128,8 @@ async def test_an_approval_after_a_24_hour_wait_runs_the_call_and_silence_reject
 
 def _events(cli: Cli, run_id: str) -> list[dict[str, Any]]:
     """The run's recorded events with their times (``logs export``)."""
-    from quorum.cli.container import build_container
-    from quorum.cli.options import AppOptions
+    from quorum.composition.container import build_container
+    from quorum.composition.options import AppOptions
 
     store = build_container(AppOptions(config_path=cli.workspace / "quorum.toml")).run_store()
     assert store is not None
@@ -145,7 +145,7 @@ def _hours_between(earlier: str, later: str) -> float:
 async def test_a_claim_repeated_after_it_committed_settles_the_turn_instead_of_stalling(workspace: Path) -> None:
     """The worker died after the claim's transaction but before reporting it: Temporal runs the claim again."""
     from quorum.application.ports.approvals import CallDecision
-    from quorum.cli.commands.worker import compose
+    from quorum.composition.worker import worker_parts
     from quorum.infrastructure.engines.temporal.activities import QuorumActivities
     from quorum.infrastructure.engines.temporal.messages import ClaimRequest
 
@@ -153,7 +153,7 @@ async def test_a_claim_repeated_after_it_committed_settles_the_turn_instead_of_s
     deferred = cli("run", "--engine", "local", "--defer", "--model", "scripted:s.json", "--json", "act")
     assert deferred.code == 4, deferred.stderr
     run_id = deferred.events()[0]["run_id"]
-    activities = QuorumActivities(lambda ws: compose(workspace / "quorum.toml", ws))
+    activities = QuorumActivities(lambda ws: worker_parts(workspace / "quorum.toml", ws))
     mine = CallDecision(call_id="c1", approved=True, by="alice", decision_id="claim-1")
     request = ClaimRequest(run_id=run_id, workspace=str(workspace), decisions=(mine,))
     try:

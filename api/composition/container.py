@@ -1,4 +1,4 @@
-"""The composition root: the only module that knows concrete classes.
+"""The container: the only module that knows concrete classes.
 
 ``build_container(options)`` returns a dependency-injector container whose providers build, on
 first use: the layered configuration, the plugin catalog, the validated settings, the LLM
@@ -9,19 +9,19 @@ case. Tests build the real container and override providers with fakes.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
-from quorum.application.ports.observer import RunObserver
-from quorum.application.ports.run_store import RunStore
 from quorum.application.use_cases.run_agent import RunAgent
-from quorum.cli.options import AppOptions
-from quorum.domain.errors import ConfigurationError
-from quorum.domain.events import RunEvent
+from quorum.composition.observers import FanOut, build_recorder
+from quorum.composition.options import AppOptions
+from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
+from quorum.composition.stores import build_run_store
+from quorum.domain.secrets import Redactor
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.mcp.settings import McpSettings
@@ -29,7 +29,6 @@ from quorum.infrastructure.plugins.contracts import (
     ElicitationCallback,
     LinePrompt,
     ReviewerContext,
-    StoreContext,
     ToolSource,
     ToolSourceContext,
 )
@@ -39,7 +38,6 @@ from quorum.infrastructure.providers.gateway import PluginLlmGateway
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
-from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.tools.executor import PluginToolExecutor
 from quorum.infrastructure.tools.functions.source import FunctionToolSource
 from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
@@ -51,19 +49,6 @@ if TYPE_CHECKING:  # imported when a run builds its reviewer
     from quorum.infrastructure.review.human import HumanPrompt
 
 TRUTHY = ("1", "true", "yes", "on")
-
-
-def user_config_dir() -> Path:
-    """Where the user-level quorum.toml lives (``quorum/quorum.toml`` in the platform config dir)."""
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("quorum"))
-
-
-def user_data_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("quorum"))
 
 
 def read_layers(options: AppOptions, env: Mapping[str, str], config_dir: Path | None) -> RawConfig:
@@ -95,10 +80,6 @@ def validate_settings(raw: RawConfig, catalog: PluginCatalog) -> Settings:
     )
 
 
-def workspace_of(settings: Settings) -> Path:
-    return (settings.section(ToolsSettings).workspace or Path.cwd()).expanduser().resolve()
-
-
 def open_keys(env: Mapping[str, str], config_dir: Path | None) -> StoredKeys | None:
     """The keys stored with ``quorum keys set`` (nothing is read until asked); None without a config dir."""
     from quorum.infrastructure.keys.store import open_key_store
@@ -113,22 +94,26 @@ def known_models(settings: Settings) -> list[str]:
 
 
 def known_secrets(
-    catalog: PluginCatalog, settings: Settings, env: Mapping[str, str], keys: StoredKeys | None = None
+    catalog: PluginCatalog,
+    settings: Settings,
+    env: Mapping[str, str],
+    keys: StoredKeys | None = None,
+    on_secrets: Callable[[Redactor], None] | None = None,
 ) -> KnownSecrets:
     """Every secret of the configuration and environment (redacted everywhere, kept from children).
 
     Stored keys and the MCP OAuth tokens of configured HTTP servers count too (reading them costs
     a look at the key index / the token folder when none is stored).
-    Error messages printed from here on are redacted with them too.
+    ``on_secrets`` is told their redactor (the CLI redacts the error messages it prints with it).
     """
-    from quorum.cli.errors import redact_errors_with
     from quorum.infrastructure.mcp.auth.store import stored_token_secrets
 
     stored = keys.values() if keys is not None else None
     http_servers = [name for name, server in settings.section(McpSettings).servers.items() if server.url is not None]
     tokens = stored_token_secrets(env, user_data_dir(), http_servers) if http_servers else None
     secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()), stored, tokens)
-    redact_errors_with(secrets.redactor())
+    if on_secrets is not None:
+        on_secrets(secrets.redactor())
     return secrets
 
 
@@ -140,8 +125,7 @@ def probe_sandbox(settings: Settings) -> SandboxStatus:
     return sandbox_status(sandbox.mode, sandbox.program)
 
 
-def build_tool_executor(
-    catalog: PluginCatalog,
+def tool_source_context(
     settings: Settings,
     env: Mapping[str, str],
     gateway: LlmGateway,
@@ -149,9 +133,9 @@ def build_tool_executor(
     raw: RawConfig,
     prompt: LinePrompt | None = None,
     on_elicitation: ElicitationCallback | None = None,
-) -> PluginToolExecutor:
-    """The tools of every tool source; ``prompt``/``on_elicitation`` answer MCP servers' questions."""
-    context = ToolSourceContext(
+) -> ToolSourceContext:
+    """What every tool source is built with; ``prompt``/``on_elicitation`` answer MCP servers' questions."""
+    return ToolSourceContext(
         workspace=workspace_of(settings),
         settings=settings,
         env=env,
@@ -162,10 +146,43 @@ def build_tool_executor(
         prompt=prompt,
         on_elicitation=on_elicitation,
     )
+
+
+def build_tool_executor(catalog: PluginCatalog, settings: Settings, context: ToolSourceContext) -> PluginToolExecutor:
+    """The tools of every tool source (and of the ``@tool`` functions plugins registered)."""
     sources: list[ToolSource] = [entry.value(context) for entry in catalog.tools.entries()]
     if catalog.tools.functions:
         sources.append(FunctionToolSource(catalog.tools.functions, workspace=workspace_of(settings)))
     return PluginToolExecutor(sources=sources, settings=settings.section(ToolsSettings))
+
+
+def tool_source(container: Container, name: str) -> ToolSource:
+    """The tool source plugin ``name`` registered, built as the container builds it for a run.
+
+    Raises:
+        UsageError: no such tool source (the plugin is blocked or not installed).
+    """
+    from quorum.domain.errors import UsageError
+
+    entry = container.catalog().tools.get(name)
+    if entry is None:
+        raise UsageError(f"the tool source {name!r} is blocked or not installed")
+    source: ToolSource = entry.value(container.tool_context())
+    return source
+
+
+def reviewer_context(
+    settings: Settings, options: AppOptions, gateway: LlmGateway, prompt: HumanPrompt | None = None
+) -> ReviewerContext:
+    """What the review of a run is built from; ``prompt`` asks the human (None: the terminal when interactive)."""
+    return ReviewerContext(
+        settings=settings,
+        gateway=gateway,
+        interactive=options.interactive,
+        auto_approve=options.yes,
+        prompt=prompt,
+        workspace=workspace_of(settings),
+    )
 
 
 def build_reviewer(
@@ -182,70 +199,7 @@ def build_reviewer(
     """
     from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
 
-    context = ReviewerContext(
-        settings=settings,
-        gateway=gateway,
-        interactive=options.interactive,
-        auto_approve=options.yes,
-        prompt=prompt,
-        workspace=workspace_of(settings),
-    )
-    return build_pipeline(context, catalog.reviewers)
-
-
-def open_store(catalog: PluginCatalog, settings: Settings, env: Mapping[str, str]) -> RunStore:
-    """The store of ``[storage] backend`` (whether or not recording is on).
-
-    Raises:
-        ConfigurationError: no plugin provides that backend.
-    """
-    backend = settings.section(StorageSettings).backend
-    entry = catalog.stores.get(backend)
-    if entry is None:
-        known = ", ".join(catalog.stores.names()) or "none installed"
-        raise ConfigurationError(f"no run-store plugin {backend!r} ({known})", key="storage.backend")
-    return entry.value(StoreContext(settings=settings, env=env, data_dir=user_data_dir()))
-
-
-def build_run_store(
-    catalog: PluginCatalog, settings: Settings, options: AppOptions, env: Mapping[str, str]
-) -> RunStore | None:
-    """The store runs are recorded in, or None when recording is off (``--no-log``, ``enabled = false``)."""
-    if options.no_log or not settings.section(StorageSettings).enabled:
-        return None
-    return open_store(catalog, settings, env)
-
-
-class FanOut:
-    """A RunObserver passing each event to several observers, in order."""
-
-    def __init__(self, observers: Sequence[RunObserver | None]) -> None:
-        self._observers = [o for o in observers if o is not None]
-
-    def on_event(self, event: RunEvent) -> None:
-        for observer in self._observers:
-            observer.on_event(event)
-
-
-def build_recorder(store: RunStore | None, settings: Settings, parent_run_id: str | None) -> RunObserver | None:
-    """Records the run's events in the store; a failing store is reported, never stops the run."""
-    if store is None:
-        return None
-    import sys
-
-    from quorum.infrastructure.storage.digest import config_digest
-    from quorum.infrastructure.storage.recorder import RunRecorder
-
-    def warn(error: Exception) -> None:
-        print(f"quorum: warning: the run log could not be written: {error}", file=sys.stderr)
-
-    return RunRecorder(
-        store,
-        workspace=str(workspace_of(settings)),
-        config_digest=config_digest(settings),
-        parent_run_id=parent_run_id,
-        on_error=warn,
-    )
+    return build_pipeline(reviewer_context(settings, options, gateway, prompt), catalog.reviewers)
 
 
 class Container(containers.DeclarativeContainer):
@@ -278,21 +232,22 @@ class Container(containers.DeclarativeContainer):
     )
     schema = providers.Singleton(JsonSchemaToolConverter)
     prices = providers.Singleton(ProviderPrices, settings.provided.providers)
-    secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys)
+    on_secrets: providers.Provider[Any] = providers.Object(None)
+    secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys, on_secrets)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
     human_prompt: providers.Provider[Any] = providers.Object(None)
     line_prompt: providers.Provider[Any] = providers.Object(None)
     on_elicitation: providers.Provider[Any] = providers.Object(None)
-    tool_executor = providers.Singleton(
-        build_tool_executor, catalog, settings, env, gateway, secrets, raw_config, line_prompt, on_elicitation
+    tool_context = providers.Singleton(
+        tool_source_context, settings, env, gateway, secrets, raw_config, line_prompt, on_elicitation
     )
+    tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
+    review_context = providers.Factory(reviewer_context, settings, options, gateway, human_prompt)
     reviewer = providers.Factory(build_reviewer, catalog, settings, options, gateway, human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
-    parent_run_id: providers.Provider[str | None] = providers.Object(None)
-    recorder = providers.Factory(build_recorder, run_store, settings, parent_run_id)
-    renderer: providers.Provider[RunObserver | None] = providers.Object(None)
-    observer = providers.Factory(FanOut, providers.List(recorder, renderer))
+    recorder = providers.Factory(build_recorder, run_store, settings, None)
+    observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)
 
     run_agent = providers.Factory(
         RunAgent,

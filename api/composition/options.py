@@ -1,4 +1,4 @@
-"""What a command invocation asks of the container."""
+"""What a driver asks of the composition: the options of one invocation (a command, an ``Agent``)."""
 
 from __future__ import annotations
 

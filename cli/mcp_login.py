@@ -13,20 +13,21 @@ from typing import Any
 
 import click
 
-from quorum.cli.commands.shared_options import config_option
 from quorum.cli.errors import handled
-from quorum.cli.options import AppOptions
+from quorum.cli.flags import config_option
+from quorum.composition.options import AppOptions
 from quorum.domain.errors import UsageError
 from quorum.infrastructure.terminal_text import printable
 
 
 def _context(config_path: Path | None) -> tuple[Any, Any, dict[str, str]]:
     """The configured servers, the token store and the environment."""
-    from quorum.cli.container import build_container, user_data_dir
+    from quorum.cli.compose import compose
+    from quorum.composition.paths import user_data_dir
     from quorum.infrastructure.mcp.auth.store import open_token_store
     from quorum.infrastructure.mcp.settings import McpSettings
 
-    container = build_container(AppOptions(config_path=config_path))
+    container = compose(AppOptions(config_path=config_path))
     env = dict(container.env())
     return container.settings().section(McpSettings).servers, open_token_store(env, user_data_dir()), env
 

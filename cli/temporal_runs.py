@@ -20,24 +20,25 @@ from quorum.cli.engine import temporal_settings
 
 
 async def execute_temporal(
-    container: Any,
-    request: Any,
+    runtime: Any,
+    prepared: Any,
     *,
     options: Any,
     renderer: Any,
     detach: bool,
 ) -> int:
-    """Start ``request`` (a ``RunRequest``) on Temporal; follow it unless ``detach``. Returns the exit code."""
-    from quorum.cli.container import workspace_of
+    """Start ``prepared`` (a ``PreparedRun``) on Temporal; follow it unless ``detach``. Returns the exit code."""
     from quorum.cli.run_setup import exit_code
+    from quorum.composition.paths import workspace_of
     from quorum.domain.errors import UsageError
 
+    container, request = runtime.container, prepared.request
     settings = container.settings()
     engine = temporal_settings(settings)
     store = container.run_store()
     if store is None:
         raise UsageError("the Temporal engine records runs in the run log, which is disabled for this run")
-    if request.history and container.parent_run_id() is None:
+    if request.history and prepared.parent_run_id is None:
         raise UsageError("a run on Temporal continues recorded runs only (--continue/--resume)")
     from quorum.infrastructure.engines.temporal.client import connect, start_run
     from quorum.infrastructure.engines.temporal.messages import RunSpec
@@ -56,7 +57,7 @@ async def execute_temporal(
         workspace=str(workspace_of(settings)),
         hil_mode=hil_mode,
         approval_timeout=review.approval_timeout,
-        parent_run_id=container.parent_run_id(),
+        parent_run_id=prepared.parent_run_id,
         heartbeat_timeout=engine.heartbeat_timeout,
     )
     client = await connect(engine)
@@ -125,9 +126,9 @@ def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
     either way), else the exit code. The calls are checked to be pending first (exit 2
     otherwise); the workflow claims them in the run log, once, before it settles them.
     """
-    from quorum.cli.container import build_container
+    from quorum.cli.compose import compose
 
-    container = build_container(options)
+    container = compose(options)
     store = container.run_store()
     run = store.get_run(request.run_id) if store is not None else None
     if run is None or run.engine != "temporal":
@@ -137,8 +138,8 @@ def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
 
 async def _decide(container: Any, request: Any, options: Any, display: Any) -> int | None:
     from quorum.application.ports.approvals import CallDecision
-    from quorum.cli.commands.pending import as_approvals
     from quorum.cli.run_setup import exit_code, renderer_for
+    from quorum.composition.stores import as_approvals
     from quorum.domain.errors import UsageError
     from quorum.infrastructure.engines.temporal.client import connect, running, send_decisions
 
@@ -161,7 +162,7 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
     ]
     model_id = None
     if request.model_id:
-        from quorum.cli.model_choice import choose_model
+        from quorum.composition.model_choice import choose_model
 
         model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
     await send_decisions(client, request.run_id, decisions, model_id=model_id)
@@ -170,79 +171,3 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
     result = await follow_run(client, store, request.run_id, renderer, handle=handle, ask=False, after_seq=after)
     renderer.close()
     return exit_code(result, as_json=options.json)
-
-
-class TemporalTaskEngine:
-    """``quorum batch --engine temporal``: each task one workflow (id = run id), spread over the workers.
-
-    A task ends for the batch when its run records ``run_finished``: done, failed, or stopped
-    ``awaiting_approval`` (its workflow then waits on Temporal for ``quorum approve``, however
-    long the batch process lives). The client resolves each task's model; workers compose the
-    rest (tools, keys, reviewers) from their own configuration.
-    """
-
-    def __init__(self, container: Any) -> None:
-        self._container = container
-        self._settings = container.settings()
-        self._engine = temporal_settings(self._settings)
-        self._client: Any = None
-        self._connecting = asyncio.Lock()
-
-    async def _connected(self) -> Any:
-        from quorum.infrastructure.engines.temporal.client import connect
-
-        async with self._connecting:
-            if self._client is None:
-                self._client = await connect(self._engine)
-        return self._client
-
-    async def run(self, task: Any, run_id: str) -> Any:
-        from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
-        from quorum.cli.batch.tasks import TaskOutcome
-        from quorum.cli.container import workspace_of
-        from quorum.cli.model_choice import choose_model
-        from quorum.infrastructure.engines.temporal.client import follow, result_of, start_run
-        from quorum.infrastructure.engines.temporal.messages import RunSpec
-        from quorum.infrastructure.review.settings import ReviewSettings
-
-        settings, container = self._settings, self._container
-        review = settings.section(ReviewSettings)
-        workspace = task.workspace or workspace_of(settings)
-        model_id = container.gateway().resolve(choose_model(task.model or settings.model, container.env()))
-        spec = RunSpec(
-            run_id=run_id,
-            task=task.task,
-            model_id=model_id,
-            system_prompt=settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=workspace),
-            params=settings.agent.execution_params(tools="all"),
-            workspace=str(workspace),
-            hil_mode=review.hil_mode,
-            approval_timeout=review.approval_timeout,
-            heartbeat_timeout=self._engine.heartbeat_timeout,
-        )
-        handle = await start_run(await self._connected(), spec, self._engine.task_queue)
-        ended = asyncio.ensure_future(handle.result())
-        try:
-            finished, _ = await follow(container.run_store(), run_id, _Nobody(), ended=ended)
-        finally:
-            ended.cancel()
-        if finished is None:
-            error = ended.exception() if ended.done() and not ended.cancelled() else None
-            cause = getattr(error, "cause", None) or error
-            return TaskOutcome(task=task, run_id=run_id, status="error", detail=f"the run's workflow failed: {cause}")
-        result = result_of(run_id, finished)
-        return TaskOutcome(
-            task=task,
-            run_id=run_id,
-            status=result.stop_reason,
-            output=result.output,
-            detail=result.detail,
-            turns=result.turns,
-        )
-
-
-class _Nobody:
-    """The batch shows outcomes, not each run's events."""
-
-    def on_event(self, event: Any) -> None:
-        """Nothing to show."""

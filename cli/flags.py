@@ -44,3 +44,7 @@ def stacked(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
         return func
 
     return apply
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="JSON lines on stdout.")
+"""``--json`` of the run-log commands (``logs``, ``stats``)."""

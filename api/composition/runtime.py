@@ -1,0 +1,122 @@
+"""``Runtime``: one composition, open for runs, as one ``async with``.
+
+``async with Runtime(container) as runtime:`` opens the parts a run uses — the configuration and
+plugins, the run store, the tools (MCP servers start when first listed), the gateway (HTTP clients
+connect on their first request) — and on leaving closes them in order: the tool sources (MCP
+servers), the gateway's clients, the run store. Every driver holds its runs inside one: a command
+for its life, a chat session for the session, ``Agent`` until ``aclose``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from quorum.composition.runs import system_prompt, with_tool_notes
+
+if TYPE_CHECKING:
+    from quorum.application.execution import RunResult
+    from quorum.application.ports.run_store import RunStore
+    from quorum.composition.container import Container
+    from quorum.composition.runs import PreparedRun
+
+
+class Runtime:
+    """The open composition of ``container`` (see the module docstring).
+
+    Args:
+        container: the composition (built with ``build_container``).
+        share_prompt: compute the system prompt with the tool sources' notes once for every run
+            (``quorum batch``); otherwise each run asks the sources again (a lazy MCP server
+            started by an earlier run adds its instructions).
+    """
+
+    def __init__(self, container: Container, *, share_prompt: bool = False) -> None:
+        self.container = container
+        self._share_prompt = share_prompt
+        self._prompt: asyncio.Future[str | None] | None = None
+        self._opened: list[Any] = []
+        self._executor: Any = None  # kept after closing: its problems are said then
+
+    async def __aenter__(self) -> Runtime:
+        self.open()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def open(self) -> None:
+        """Build the parts (idempotent). Raises what the configuration's validation raises."""
+        if self._opened:
+            return
+        container = self.container
+        container.settings()
+        self._opened = [container.run_store(), container.tool_executor(), container.gateway()]
+        self._executor = self._opened[1]
+
+    @property
+    def store(self) -> RunStore | None:
+        """The run store runs are recorded in (None: recording is off), opened with the runtime."""
+        self.open()
+        store: RunStore | None = self._opened[0]
+        return store
+
+    async def aclose(self) -> None:
+        """Close the tool sources, then the gateway's clients, then the run store. Idempotent."""
+        if self._prompt is not None and not self._prompt.done():
+            self._prompt.cancel()
+            await asyncio.gather(self._prompt, return_exceptions=True)
+        self._prompt = None
+        opened, self._opened = self._opened, []
+        if not opened:
+            return
+        store, executor, gateway = opened
+        await executor.aclose()
+        await gateway.aclose()
+        if store is not None:
+            store.close()
+
+    async def system_prompt(self) -> str | None:
+        """The configured system prompt followed by the tool sources' notes (starts eager MCP servers)."""
+        self.open()
+        if not self._share_prompt:
+            return await self._with_notes()
+        if self._prompt is None:
+            self._prompt = asyncio.ensure_future(self._with_notes())
+        return await asyncio.shield(self._prompt)
+
+    async def _with_notes(self) -> str | None:
+        return await with_tool_notes(system_prompt(self.container.settings()), self.container.tool_executor())
+
+    async def require_sandbox(self, low_risk_only: bool) -> None:
+        """Refuse runs offering ``run_command`` when ``[tools.sandbox] mode = "required"`` and no sandbox works.
+
+        Raises:
+            ConfigurationError: naming the setting and how to get a sandbox.
+        """
+        from quorum.domain.errors import ConfigurationError
+
+        status = self.container.sandbox()
+        if status.mode != "required" or status.enforced or low_risk_only:
+            return
+        if "run_command" in (await self.container.tool_executor().list_tools()).names():
+            raise ConfigurationError(
+                f"mode = 'required' and run_command is offered, but {status.no_sandbox_reason()}",
+                key="tools.sandbox.mode",
+            )
+
+    async def execute(self, prepared: PreparedRun) -> RunResult:
+        """Run ``prepared`` to its end with a new agent (its own reviewer) and the prepared observers."""
+        self.open()
+        return await self.container.run_agent(observer=prepared.observer).execute(prepared.request)
+
+    def problems(self) -> list[str]:
+        """What the tool sources reported (failed starts, closes), redacted with the known secrets."""
+        problems = list(getattr(self._executor, "problems", ()))
+        if not problems:
+            return []
+        redactor = self.container.redactor()
+        return [redactor.text(problem) for problem in problems]
