@@ -190,7 +190,7 @@ def test_a_sigkilled_cli_run_shows_as_interrupted_with_every_event_up_to_the_kil
     assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
     assert history[0].content[0].text == "wait for it"
     interrupted, task = history[2].content
-    assert interrupted.is_error and interrupted.content.startswith("interrupted")
+    assert interrupted.is_error and interrupted.output.startswith("interrupted")
     assert task.text == "carry on"
 
 

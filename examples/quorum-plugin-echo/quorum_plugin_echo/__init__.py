@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from quorum import tool
 from quorum.domain import LlmResponse, StopReason, TextBlock, ToolCall
 from quorum.infrastructure.plugins import ToolRegistry, hookimpl
 from quorum.infrastructure.providers.offline.session import OfflineSession
-from quorum.infrastructure.tools.functions.tool import tool
 
 
 @tool(risk="low")
@@ -30,7 +30,7 @@ class EchoSession(OfflineSession):
     def respond(self, tools: Sequence[dict[str, Any]] | None) -> LlmResponse:
         results = self.last_results()
         if results:
-            return LlmResponse.from_text(f"echo said: {results[0].content}", model="echo")
+            return LlmResponse.from_text(f"echo said: {results[0].output}", model="echo")
         offered = {t["name"] for t in tools or ()}
         task = next(b.text for b in self._messages[0].content if isinstance(b, TextBlock))
         if "echo" in offered:
