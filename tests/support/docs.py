@@ -64,9 +64,9 @@ def blocks(page: Path) -> list[Block]:
     return found
 
 
-def outside_code(page: Path) -> list[tuple[int, str]]:
-    """The page's lines that are prose (not inside fenced blocks), numbered from 1, inline code removed."""
-    prose: list[tuple[int, str]] = []
+def _unfenced(page: Path) -> list[tuple[int, str]]:
+    """The page's lines outside fenced blocks, numbered from 1."""
+    lines: list[tuple[int, str]] = []
     fence: str | None = None
     for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
         opening = _FENCE.match(line)
@@ -75,8 +75,13 @@ def outside_code(page: Path) -> list[tuple[int, str]]:
         elif fence is not None and line.startswith(fence):
             fence = None
         elif fence is None:
-            prose.append((number, re.sub(r"`+[^`]*`+", "", line)))
-    return prose
+            lines.append((number, line))
+    return lines
+
+
+def outside_code(page: Path) -> list[tuple[int, str]]:
+    """The page's lines that are prose (not inside fenced blocks), numbered from 1, inline code removed."""
+    return [(number, re.sub(r"`+[^`]*`+", "", line)) for number, line in _unfenced(page)]
 
 
 def marked_block(page: Path, name: str) -> str:
@@ -107,14 +112,8 @@ def heading_anchors(page: Path) -> set[str]:
 
 
 def _headings(page: Path) -> list[tuple[int, str]]:
-    headings: list[tuple[int, str]] = []
-    fence: str | None = None
-    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
-        opening = _FENCE.match(line)
-        if fence is None and opening is not None:
-            fence = opening.group(1)
-        elif fence is not None and line.startswith(fence):
-            fence = None
-        elif fence is None and re.match(r"^#{1,6} ", line):
-            headings.append((number, line.lstrip("#").strip().replace("`", "")))
-    return headings
+    return [
+        (number, line.lstrip("#").strip().replace("`", ""))
+        for number, line in _unfenced(page)
+        if re.match(r"^#{1,6} ", line)
+    ]
