@@ -22,10 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, SecretStr
 
 from quorum.domain.secrets import Redactor, Secret
-from quorum.infrastructure.config.loader import ProviderInstance
 from quorum.infrastructure.config.sections import Section
-from quorum.infrastructure.mcp.settings import McpSettings
-from quorum.infrastructure.storage.settings import StorageSettings
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
@@ -91,6 +88,12 @@ def collect_secrets(
         stored_keys: keys stored with ``quorum keys set``, by provider instance name.
         stored_tokens: MCP OAuth tokens and client secrets, by ``mcp.NAME.FIELD``.
     """
+    # Imported here: the plugin contracts import this module, and a run of the Python API should
+    # not pay for the configuration loader and the MCP settings before it reads a configuration.
+    from quorum.infrastructure.config.loader import ProviderInstance
+    from quorum.infrastructure.mcp.settings import McpSettings
+    from quorum.infrastructure.storage.settings import StorageSettings
+
     found: list[Secret] = []
     names: set[str] = set()
     for model in provider_models:
