@@ -35,6 +35,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.sqlite", "quorum.infrastructure.storage.plugin"),
     ("quorum.engine", "quorum.infrastructure.engines.plugin"),
     ("quorum.secrets", "quorum.infrastructure.secrets_plugin"),
+    ("quorum.serve", "quorum.infrastructure.serve.plugin"),
 )
 """(plugin name, module) of every built-in plugin, in load order."""
 

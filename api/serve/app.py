@@ -1,0 +1,44 @@
+"""The ASGI application: the routes behind the ``Guard``, JSON errors, and the runtime's lifespan."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from quorum.serve.errors import HANDLERS, error_response
+from quorum.serve.guard import BodyTimeout, BodyTooLarge, Guard
+from quorum.serve.routes import ROUTES
+from quorum.serve.runs import RunHub
+
+
+async def _too_large(request: Request, error: Exception) -> JSONResponse:
+    return error_response(413, "the body is larger than the server accepts ([serve] max_body_bytes)")
+
+
+async def _too_slow(request: Request, error: Exception) -> JSONResponse:
+    return error_response(408, "the body did not arrive in time")
+
+
+def build_app(hub: RunHub, *, token: str, own_names: Iterable[str], origins: Iterable[str], max_body: int) -> Guard:
+    """The server's application: ``hub``'s runtime is opened at startup and closed after its runs at shutdown."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub.runtime.open()
+        await hub.runtime.require_sandbox(low_risk_only=False)
+        try:
+            yield
+        finally:
+            hub.begin_stop()
+            await hub.drain()  # every run in flight records its end (cancelled) before the log closes
+            await hub.runtime.aclose()
+
+    handlers: dict[Any, Any] = {**HANDLERS, BodyTooLarge: _too_large, BodyTimeout: _too_slow}
+    app = Starlette(routes=ROUTES, exception_handlers=handlers, lifespan=lifespan)
+    app.state.hub = hub
+    return Guard(app, token=token, own_names=own_names, origins=origins, max_body=max_body)

@@ -1,0 +1,136 @@
+"""``Guard``: the ASGI layer in front of every route: Host, Origin, token, body size and body time.
+
+It wraps the whole application, so a route added later cannot skip it. In order:
+
+1. ``Host`` must be a loopback name or one of the server's own names (DNS rebinding) → 421.
+2. An ``Origin`` header must be the server's own origin or in ``[serve] cors_origins`` (CSRF) → 403.
+3. Every path but ``/v1/health`` needs ``Authorization: Bearer TOKEN`` (constant-time) → 401.
+4. A body over ``max_body_bytes`` is refused (413) from its ``Content-Length`` before reading,
+   and while streamed otherwise; a body that does not arrive within ``BODY_SECONDS`` → 408.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from collections.abc import Iterable
+from typing import Any
+
+from quorum.serve.token import token_matches
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+PUBLIC_PATHS = frozenset({"/v1/health"})
+BODY_SECONDS = 30.0
+
+
+class BodyTooLarge(Exception):
+    """The request body passed ``max_body_bytes`` while it was read (HTTP 413)."""
+
+
+class BodyTimeout(Exception):
+    """The request body did not arrive in time (HTTP 408)."""
+
+
+def host_name(host: str) -> str:
+    """``host`` without its port, brackets and letter case: ``[::1]:8765`` → ``::1``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _is_loopback(name: str) -> bool:
+    if name in LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class Guard:
+    """ASGI middleware enforcing the module docstring's checks before ``app`` sees a request.
+
+    Args:
+        app: the application.
+        token: the bearer token.
+        own_names: host names the server answers to besides loopback names (its bind address,
+            the machine's names when bound to every interface with ``--allow-remote``).
+        origins: origins accepted besides the server's own (``[serve] cors_origins``).
+        max_body: the largest request body, in bytes.
+    """
+
+    def __init__(
+        self, app: Any, *, token: str, own_names: Iterable[str], origins: Iterable[str], max_body: int
+    ) -> None:
+        self.app = app
+        self._token = token
+        self._names = {host_name(n) for n in own_names if n}
+        self._origins = {o.rstrip("/").lower() for o in origins}
+        self._max_body = max_body
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            await _send_error(send, *refusal)
+            return
+        await self.app(scope, self._limited(receive), send)
+
+    def _refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
+        host = headers.get("host", "")
+        name = host_name(host)
+        if not host or not (_is_loopback(name) or name in self._names):
+            return 421, "this server does not answer to that host name"
+        origin = headers.get("origin")
+        if origin is not None:
+            own = f"{scope.get('scheme', 'http')}://{host.lower()}"
+            if origin.rstrip("/").lower() not in {own, *self._origins}:
+                return 403, "requests from that origin are refused"
+        if scope.get("path", "") not in PUBLIC_PATHS and not token_matches(headers.get("authorization"), self._token):
+            return 401, "send the server's token: Authorization: Bearer TOKEN"
+        length = headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                return 400, "Content-Length is not a number"
+            if int(length) > self._max_body:
+                return 413, f"the body is larger than {self._max_body} bytes"
+        return None
+
+    def _limited(self, receive: Any) -> Any:
+        seen = 0
+        complete = False
+
+        async def limited() -> dict[str, Any]:
+            nonlocal seen, complete
+            if complete:  # the body is read: later receives wait for the client to leave (a stream)
+                after: dict[str, Any] = await receive()
+                return after
+            try:
+                message: dict[str, Any] = await asyncio.wait_for(receive(), BODY_SECONDS)
+            except TimeoutError:
+                raise BodyTimeout from None
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self._max_body:
+                    raise BodyTooLarge
+                complete = not message.get("more_body", False)
+            return message
+
+        return limited
+
+
+async def _send_error(send: Any, status: int, message: str) -> None:
+    import json
+
+    from quorum.serve.errors import CODES
+
+    body = json.dumps({"error": {"code": CODES.get(status, "error"), "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,66 @@
+"""The API's request and response bodies (pydantic models; the OpenAPI document is built from them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StartRun(_Body):
+    """``POST /v1/runs``: a task to run; ``parent`` continues that run's conversation."""
+
+    task: str = Field(min_length=1)
+    model: str | None = None
+    parent: str | None = None
+
+
+class Decision(_Body):
+    """``POST /v1/runs/{id}/decisions``: a person's decision on one pending call."""
+
+    call_id: str = Field(min_length=1)
+    approve: bool
+    reason: str = ""
+    by: str = "api"
+
+
+class RunCreated(BaseModel):
+    """``201`` of ``POST /v1/runs``."""
+
+    run_id: str
+
+
+class Health(BaseModel):
+    """``GET /v1/health``."""
+
+    status: str = "ok"
+
+
+class Accepted(BaseModel):
+    """``202`` of ``POST /v1/runs/{id}/cancel`` and ``200`` of a decision."""
+
+    run_id: str
+    status: str
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong, without a trace."""
+
+    code: str
+    message: str
+
+
+class Error(BaseModel):
+    """Every error body: ``{"error": {"code", "message"}}``."""
+
+    error: ErrorDetail
+
+
+class Listing(BaseModel):
+    """A list of JSON objects (runs, pending calls, models, tools) in the fields their ``--json`` gives."""
+
+    items: list[dict[str, Any]]

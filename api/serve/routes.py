@@ -1,0 +1,183 @@
+"""The ``/v1`` routes: runs, their events, pending calls and decisions, models, tools, the OpenAPI document."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from quorum.domain.errors import UsageError
+from quorum.serve.errors import ApiError
+from quorum.serve.models import Accepted, Decision, Health, RunCreated, StartRun
+from quorum.serve.runs import Conflict, NotFound
+
+if TYPE_CHECKING:
+    from quorum.serve.runs import RunHub
+
+B = TypeVar("B", bound=BaseModel)
+MAX_LIMIT = 1000
+
+
+def _hub(request: Request) -> RunHub:
+    hub: RunHub = request.app.state.hub
+    return hub
+
+
+async def _body(request: Request, model: type[B]) -> B:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"null")
+    except ValueError:
+        raise ApiError(400, "the body is not JSON") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in error.errors())
+        raise ApiError(422, problems) from None
+
+
+def _json(model: BaseModel, status: int = 200) -> JSONResponse:
+    return JSONResponse(model.model_dump(mode="json"), status_code=status)
+
+
+def _run_or_404(hub: RunHub, run_id: str) -> Any:
+    run = hub.store.get_run(run_id)
+    if run is None:
+        raise ApiError(404, f"there is no run {run_id!r}")
+    return run
+
+
+async def health(request: Request) -> Response:
+    return _json(Health())
+
+
+async def start_run(request: Request) -> Response:
+    body = await _body(request, StartRun)
+    try:
+        run_id = await _hub(request).start(body.task, model=body.model, parent=body.parent)
+    except NotFound as error:
+        raise ApiError(404, str(error)) from None
+    except UsageError as error:  # an unknown model, no model configured
+        raise ApiError(400, _redacted(request, str(error))) from None
+    return _json(RunCreated(run_id=run_id), 201)
+
+
+async def list_runs(request: Request) -> Response:
+    raw = request.query_params.get("limit", "20")
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+        raise ApiError(400, f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    runs = _hub(request).store.list_runs(limit=int(raw))
+    return JSONResponse({"items": [run.model_dump(mode="json") for run in runs]})
+
+
+async def get_run(request: Request) -> Response:
+    run = _run_or_404(_hub(request), request.path_params["run_id"])
+    return JSONResponse(run.model_dump(mode="json"))
+
+
+async def pending(request: Request) -> Response:
+    hub = _hub(request)
+    run = _run_or_404(hub, request.path_params["run_id"])
+    items = []
+    for call in hub.store.pending(run.run_id):
+        fields = call.request.model_dump(mode="json")
+        fields.pop("type", None)
+        at = call.requested_at.isoformat()
+        items.append({"run_id": call.run_id, "task": call.task, "requested_at": at, **fields})
+    return JSONResponse({"items": items})
+
+
+async def decide(request: Request) -> Response:
+    hub = _hub(request)
+    run_id = request.path_params["run_id"]
+    body = await _body(request, Decision)
+    if not body.approve and not body.reason.strip():
+        raise ApiError(422, "reason: give the reason the model will see when rejecting")
+    try:
+        await hub.decide(run_id, (body.call_id,), approve=body.approve, reason=body.reason.strip(), by=body.by)
+    except NotFound as error:
+        raise ApiError(404, str(error)) from None
+    except Conflict as error:
+        raise ApiError(409, str(error)) from None
+    return _json(Accepted(run_id=run_id, status="running"))
+
+
+async def cancel(request: Request) -> Response:
+    run_id = request.path_params["run_id"]
+    try:
+        await _hub(request).cancel(run_id)
+    except NotFound as error:
+        raise ApiError(404, str(error)) from None
+    except Conflict as error:
+        raise ApiError(409, str(error)) from None
+    return _json(Accepted(run_id=run_id, status="cancelling"), 202)
+
+
+async def events(request: Request) -> Response:
+    from quorum.serve.stream import event_stream
+
+    hub = _hub(request)
+    run = _run_or_404(hub, request.path_params["run_id"])
+    last = request.headers.get("last-event-id", "0").strip() or "0"
+    if not last.isdigit():
+        raise ApiError(400, "Last-Event-ID must be an event's sequence number")
+    return event_stream(hub, run.run_id, int(last))
+
+
+async def models(request: Request) -> Response:
+    gateway = _hub(request).runtime.container.gateway()
+    items: list[dict[str, str]] = [
+        {"provider": name, "model": f"{name}:{model}", "source": "configured"}
+        for name, listed in sorted(gateway.known_models().items())
+        for model in listed
+    ]
+    items.extend({"alias": alias, "model": target} for alias, target in sorted(gateway.aliases().items()))
+    return JSONResponse({"items": items})
+
+
+async def tools(request: Request) -> Response:
+    container = _hub(request).runtime.container
+    sandbox = container.sandbox().describe()
+    items = []
+    for tool in await container.tool_executor().listed_tools():
+        row: dict[str, Any] = {
+            "name": tool.definition.name,
+            "risk": tool.definition.risk.value,
+            "source": tool.origin,
+            "description": tool.definition.description,
+            "per_call_risk": tool.definition.per_call_risk,
+        }
+        if tool.definition.name == "run_command" and tool.source == "builtin":
+            row["sandbox"] = sandbox
+        items.append(row)
+    return JSONResponse({"items": items})
+
+
+async def openapi(request: Request) -> Response:
+    from quorum.serve.openapi import document
+
+    return JSONResponse(document(ROUTES))
+
+
+def _redacted(request: Request, text: str) -> str:
+    return str(_hub(request).runtime.container.redactor().text(text))
+
+
+ROUTES = [
+    Route("/v1/health", health, methods=["GET"]),
+    Route("/v1/runs", start_run, methods=["POST"]),
+    Route("/v1/runs", list_runs, methods=["GET"]),
+    Route("/v1/runs/{run_id}", get_run, methods=["GET"]),
+    Route("/v1/runs/{run_id}/events", events, methods=["GET"]),
+    Route("/v1/runs/{run_id}/pending", pending, methods=["GET"]),
+    Route("/v1/runs/{run_id}/decisions", decide, methods=["POST"]),
+    Route("/v1/runs/{run_id}/cancel", cancel, methods=["POST"]),
+    Route("/v1/models", models, methods=["GET"]),
+    Route("/v1/tools", tools, methods=["GET"]),
+    Route("/v1/openapi.json", openapi, methods=["GET"]),
+]
+"""Every route; the Guard in front of the app checks the token on all of them but ``/v1/health``."""

@@ -1,0 +1,197 @@
+"""``RunHub``: the runs a server executes, people's decisions on them, and who waits for their events.
+
+Every run lives in the run log first: its events are read back from there by the event streams,
+so a stream sees the same sequence numbers as ``quorum logs show``, whichever process wrote them
+(a ``quorum approve`` from a terminal, another server). The hub only adds the in-process parts:
+the asyncio task of each run in flight, and a wake-up for the streams following a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any
+
+from quorum.domain.errors import UsageError
+from quorum.domain.events import RunEvent
+
+if TYPE_CHECKING:
+    from quorum.composition.runtime import Runtime
+
+FOLLOW_POLL = 1.0
+"""Seconds a stream waits for a wake-up before reading the run log again (events another process wrote)."""
+
+
+class Conflict(Exception):
+    """The request contradicts the run's state (a call already decided, a run not waiting): HTTP 409."""
+
+
+class NotFound(Exception):
+    """No such run (HTTP 404)."""
+
+
+class _Notifier:
+    """A run's observer that wakes its streams after the recorder has written the event."""
+
+    def __init__(self, hub: RunHub, run_id: str, started: asyncio.Event) -> None:
+        self._hub, self._run_id, self._started = hub, run_id, started
+
+    def on_event(self, event: RunEvent) -> None:
+        self._started.set()
+        # call_soon: after the recorder's own call_soon flush, so a woken stream reads the event
+        asyncio.get_running_loop().call_soon(self._hub.notify, self._run_id)
+
+
+class RunHub:
+    """The runs of one server on one open ``Runtime`` (``hil_mode = "defer"``: people decide through the API)."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.stopping = False
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+        self._changed: dict[str, asyncio.Event] = {}
+
+    @property
+    def store(self) -> Any:
+        """The run log (a ``RunStore`` that keeps pending approvals)."""
+        from quorum.composition.stores import as_approvals
+
+        return as_approvals(self.runtime.store)
+
+    def live(self, run_id: str) -> bool:
+        """Whether this server executes ``run_id`` right now."""
+        task = self._tasks.get(run_id)
+        return task is not None and not task.done()
+
+    def changed(self, run_id: str) -> asyncio.Event:
+        """An event set at the next change of ``run_id`` (take it before reading the run log)."""
+        return self._changed.setdefault(run_id, asyncio.Event())
+
+    def notify(self, run_id: str) -> None:
+        """Wake the streams of ``run_id``."""
+        event = self._changed.pop(run_id, None)
+        if event is not None:
+            event.set()
+
+    async def wait(self, changed: asyncio.Event) -> None:
+        """Until ``changed`` is set, the server stops, or ``FOLLOW_POLL`` seconds pass."""
+        with suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), FOLLOW_POLL)
+
+    async def start(self, task: str, *, model: str | None, parent: str | None) -> str:
+        """Start a run of ``task`` (continuing ``parent``'s conversation); returns its id once it started.
+
+        Raises:
+            NotFound: ``parent`` is not in the run log.
+            UsageError: an unknown model, no model configured: nothing was recorded.
+        """
+        from quorum.composition.runs import prepare_run
+
+        history: list[Any] = []
+        if parent is not None:
+            if self.store.get_run(parent) is None:
+                raise NotFound(f"there is no run {parent!r} in the run log")
+            history = self.store.load_history(parent)
+        run_id = uuid.uuid4().hex[:16]
+        started = asyncio.Event()
+        prepared = await prepare_run(
+            self.runtime,
+            task,
+            model=model,
+            history=history,
+            run_id=run_id,
+            parent_run_id=parent,
+            observers=[_Notifier(self, run_id, started)],
+        )
+        await self._launch(run_id, self.runtime.execute(prepared), started)
+        return run_id
+
+    async def decide(self, run_id: str, call_ids: tuple[str, ...], *, approve: bool, reason: str, by: str) -> None:
+        """Record a person's decision on pending calls of ``run_id`` and continue the run in this server.
+
+        Raises:
+            NotFound: no such run.
+            Conflict: the call is not pending (already decided, by anyone, anywhere), or the run
+                is not waiting for approval. Nothing was executed then.
+        """
+        from quorum.application.use_cases.continue_run import ContinueRequest, ContinueRun
+        from quorum.composition.observers import FanOut, build_recorder
+
+        if self.store.get_run(run_id) is None:
+            raise NotFound(f"there is no run {run_id!r} in the run log")
+        if self.live(run_id):
+            raise Conflict(f"run {run_id} is running, not waiting for approval")
+        container = self.runtime.container
+        settings = container.settings()
+        started = asyncio.Event()
+        recorder = build_recorder(self.runtime.store, settings, None)
+        agent = container.run_agent(observer=FanOut([recorder, _Notifier(self, run_id, started)]))
+        request = ContinueRequest(
+            run_id=run_id,
+            approved=approve,
+            call_ids=call_ids,
+            by=by,
+            reason=reason,
+            system_prompt=await self.runtime.system_prompt(),
+            params=settings.agent.execution_params(tools="all"),
+        )
+        use_case = ContinueRun(store=self.store, approvals=self.store, agent=agent)
+        try:
+            await self._launch(run_id, use_case.execute(request), started)
+        except UsageError as error:  # refused before anything ran: nothing pending to decide
+            raise Conflict(str(error)) from None
+
+    async def cancel(self, run_id: str) -> None:
+        """End ``run_id`` ``cancelled``: a run in flight is cancelled; a waiting one has its calls rejected first.
+
+        Raises:
+            NotFound: no such run.
+            Conflict: the run has finished, or runs in another process.
+        """
+        task = self._tasks.get(run_id)
+        if task is not None and not task.done():
+            task.cancel()
+            return
+        run = self.store.get_run(run_id)
+        if run is None:
+            raise NotFound(f"there is no run {run_id!r} in the run log")
+        if run.status != "awaiting_approval":
+            raise Conflict(f"run {run_id} is not running here (status: {run.status})")
+        await self.decide(run_id, (), approve=False, reason="cancelled through the API", by="api")
+        self._tasks[run_id].cancel()  # its pending calls are answered (rejected), then the run ends cancelled
+
+    async def _launch(self, run_id: str, work: Any, started: asyncio.Event) -> None:
+        """Run ``work`` as the task of ``run_id``; return once its first event is out, raise what it raised before."""
+        task = asyncio.create_task(work, name=f"run {run_id}")
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda done: self._finished(run_id, done))
+        waiter = asyncio.create_task(started.wait())
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if task.done() and not started.is_set():
+            error = task.exception()
+            if error is not None:
+                raise error
+
+    def _finished(self, run_id: str, task: asyncio.Task[Any]) -> None:
+        if self._tasks.get(run_id) is task:
+            del self._tasks[run_id]
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure is in the run log as run_finished (error)
+        self.notify(run_id)
+
+    def begin_stop(self) -> None:
+        """Stop following and cancel every run in flight (they are recorded ``cancelled``)."""
+        self.stopping = True
+        for task in self._tasks.values():
+            task.cancel()
+        for run_id in list(self._changed):
+            self.notify(run_id)
+
+    async def drain(self) -> None:
+        """Wait for the cancelled runs to record their end."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,1 @@
+"""``[serve]``: the settings of the HTTP driver (``quorum serve``); the server itself is ``quorum.serve``."""
