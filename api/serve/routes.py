@@ -87,8 +87,21 @@ async def pending(request: Request) -> Response:
         fields = call.request.model_dump(mode="json")
         fields.pop("type", None)
         at = call.requested_at.isoformat()
-        items.append({"run_id": call.run_id, "task": call.task, "requested_at": at, **fields})
+        view = _view(call.request, run.workspace)
+        items.append({"run_id": call.run_id, "task": call.task, "requested_at": at, **fields, "view": view})
     return JSONResponse({"items": items})
+
+
+def _view(request: Any, workspace: str | None) -> list[str]:
+    """What the terminal shows a person for the call: a file write's unified diff, a command and its directory."""
+    from pathlib import Path
+
+    from quorum.domain.tools import ToolCall
+    from quorum.infrastructure.review.call_view import call_lines
+    from quorum.infrastructure.tools.workspace import Workspace
+
+    call = ToolCall(native_id=request.call_id, name=request.name, arguments=request.arguments)
+    return call_lines(call, Workspace(Path(workspace)) if workspace else None)
 
 
 async def decide(request: Request) -> Response:
@@ -122,10 +135,10 @@ async def events(request: Request) -> Response:
 
     hub = _hub(request)
     run = _run_or_404(hub, request.path_params["run_id"])
-    last = request.headers.get("last-event-id", "0").strip() or "0"
-    if not last.isdigit():
+    last = request.headers.get("last-event-id", "").strip()
+    if last and not last.isdigit():
         raise ApiError(400, "Last-Event-ID must be an event's sequence number")
-    return event_stream(hub, run.run_id, int(last))
+    return event_stream(hub, run.run_id, int(last) if last else -1)
 
 
 async def models(request: Request) -> Response:

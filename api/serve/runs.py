@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from contextlib import suppress
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quorum.domain.errors import UsageError
@@ -49,6 +50,7 @@ class RunHub:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.stopping = False
+        self.started_at = datetime.now(UTC)
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._changed: dict[str, asyncio.Event] = {}
 

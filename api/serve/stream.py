@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from starlette.responses import StreamingResponse
@@ -32,24 +33,38 @@ def _final(event: RunEvent) -> bool:
 
 
 async def _messages(hub: RunHub, run_id: str, after: int) -> AsyncIterator[str]:
-    last = after
+    if after < 0:  # the run log keeps the start as the run's header: it is sent first, numbered 0
+        yield _message(0, _started(hub, run_id))
+    last = max(after, 0)
     while not hub.stopping:
         changed = hub.changed(run_id)  # taken before reading: a change while reading wakes the wait
-        recorded = [r for r in hub.store.load_events(run_id) if r.seq > last]
-        for item in recorded:
-            last = item.seq
-            yield f"id: {item.seq}\nevent: {item.event.type}\ndata: {event_json(item.event)}\n\n"
-        if recorded and _final(recorded[-1].event) and not hub.live(run_id):
-            return
-        if not recorded and last > 0 and not hub.live(run_id) and _ended(hub, run_id, last):
+        events = hub.store.load_events(run_id)
+        for item in events:
+            if item.seq > last:
+                last = item.seq
+                yield _message(item.seq, item.event)
+        if not hub.live(run_id) and (
+            (events and _final(events[-1].event)) or _abandoned(hub, run_id, events[-1].at if events else None)
+        ):
             return
         await hub.wait(changed)
 
 
-def _ended(hub: RunHub, run_id: str, last: int) -> bool:
-    """Whether the event numbered ``last`` (already sent, e.g. before a Last-Event-ID) was the final one."""
-    events = hub.store.load_events(run_id)
-    return any(r.seq == last and _final(r.event) for r in events) and events[-1].seq == last
+def _message(seq: int, event: RunEvent) -> str:
+    return f"id: {seq}\nevent: {event.type}\ndata: {event_json(event)}\n\n"
+
+
+def _started(hub: RunHub, run_id: str) -> RunEvent:
+    from quorum.domain.events import RunStarted
+
+    run = hub.store.get_run(run_id)
+    return RunStarted(run_id=run.run_id, model=run.model, task=run.task)
+
+
+def _abandoned(hub: RunHub, run_id: str, last_at: datetime | None) -> bool:
+    """A run without an end whose last event is older than this server: its process died (SIGKILL)."""
+    run = hub.store.get_run(run_id)
+    return run is not None and run.interrupted and (last_at or run.started_at) < hub.started_at
 
 
 def event_stream(hub: RunHub, run_id: str, after: int) -> StreamingResponse:

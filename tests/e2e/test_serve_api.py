@@ -51,6 +51,8 @@ def test_a_write_approved_through_the_api_happens_once_in_the_same_stream(cli: C
     assert [(p["call_id"], p["name"], p["risk"], p["arguments"]["path"]) for p in pending] == [
         ("w1", "write_file", "high", "one.txt")
     ]
+    assert "new file one.txt" in " ".join(pending[0]["view"])  # what the terminal shows a person
+    assert first[0].type == "run_started" and first[0].id == 0 and first[0].data["run_id"] == run_id
     assert not (cli.workspace / "one.txt").exists()
 
     decided = server.decide(run_id, "w1", approve=True)
@@ -190,14 +192,19 @@ def test_sigterm_cancels_the_runs_in_flight_and_records_them(cli: Cli, server: S
 def test_a_server_killed_mid_run_keeps_the_run_which_a_new_server_continues(cli: Cli, server: Server) -> None:
     model = write_script(cli, [*SLOW, {"text": "continued"}])
     slow = server.start("sleep", model)
-    server.until_waiting(slow)
+    paused = server.until_waiting(slow)
     assert server.decide(slow, "c1", approve=True).status_code == 200
-    server.kill()  # SIGKILL while the command runs
+    list(server.events(slow, after=paused[-1].id, until=lambda m: m.type == "review"))  # the call was approved
+    server.kill()  # SIGKILL mid-run: the approved command runs (or is about to)
     again = Server(cli)
     try:
         recorded = next(r for r in again.runs() if r["run_id"] == slow)
         assert recorded["task"] == "sleep"
         assert again.http.get(f"/v1/runs/{slow}").json()["status"] == "interrupted"
+        events = list(again.events(slow))  # the log holds the run; its stream ends (no process runs it)
+        assert events[0].type == "run_started" and events[0].id == 0
+        assert [m.id for m in events] == sorted({m.id for m in events})
+        assert [m.data["call_id"] for m in events if m.type == "review"] == ["c1"]
         follow_up = again.start("go on", model, parent=slow)
         assert list(again.events(follow_up))[-1].data["stop_reason"] == "end_turn"
     finally:
