@@ -106,13 +106,15 @@ def test_two_messages_continue_one_conversation_and_slash_commands_report_it(cli
 
 
 def test_alt_enter_and_a_paste_keep_newlines_in_one_message(cli: Cli, chat: Any) -> None:
-    model = _script(cli, [{"text": "one"}, {"text": "two"}])
+    # Answers no typed text contains: the echo of "line one" must not pass for the model's answer
+    # (on a loaded machine the next keys would then arrive while the first turn still runs).
+    model = _script(cli, [{"text": "first answer"}, {"text": "second answer"}])
     child = chat("--model", model)
     child.send("line one\x1b\rline two\r")  # Alt+Enter (Esc, Enter) inserts a newline; Enter sends
-    child.expect_exact("one")
+    child.expect_exact("first answer")
     child.expect_exact(PROMPT)
     child.send("\x1b[200~pasted a\npasted b\x1b[201~\r")  # a bracketed paste keeps its newline
-    child.expect_exact("two")
+    child.expect_exact("second answer")
     child.expect_exact(PROMPT)
     child.sendeof()
     child.expect(pexpect.EOF)
