@@ -29,6 +29,8 @@ THREAD_ABANDONED = " (its thread was abandoned)"
 NOT_EXECUTED = "not executed: "
 """The start of the result of a call the loop left unexecuted because the run stops (renderers read it)."""
 REFUSED = "; the call was not executed"
+REPEATED = " calls exactly, and you already have its result above. Answer from it, or try something else."
+"""The end of the loop guard's result (``repeated_call``)."""
 """The end of the result of a call refused before it ran: its arguments were wrong (renderers read it)."""
 
 
@@ -116,6 +118,16 @@ def run_timed_out(seconds: float) -> str:
 def token_budget_exceeded(budget: int, used: int) -> str:
     """Why the run stopped at its token budget."""
     return f"the token budget of {budget} was exceeded ({used} used)"
+
+
+def repeated_call(name: str, times: int) -> str:
+    """A call the loop guard did not run: the same tool and arguments as each of the ``times`` calls before it."""
+    return f"not executed: this {name} call repeats the previous {times}{REPEATED}"
+
+
+def cost_cap_reached(cap: float, spent: float) -> str:
+    """Why the run stopped at its cost cap (``[agent] max_cost_usd``)."""
+    return f"the cost cap of ${cap:g} was reached (${spent:.4f} spent)"
 
 
 def outcome_unknown(why: str) -> str:

@@ -23,6 +23,8 @@ class RunStopReason(StrEnum):
     MAX_TURNS = "max_turns"
     TIMEOUT = "timeout"
     MAX_TOKENS = "max_tokens"
+    MAX_COST = "max_cost"
+    """The run's spending passed ``[agent] max_cost_usd``."""
     REJECTED = "rejected"
     CANCELLED = "cancelled"
     ERROR = "error"

@@ -13,6 +13,7 @@ from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.deferral import PendingTurn
 from quorum.application.execution import RunRequest, RunResult
+from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
@@ -53,7 +54,10 @@ class RunAgent:
     the model sees them, in every event, and in the returned result.
 
     ``prices`` prices the agent's and the reviewer models' tokens for ``run_finished.cost``;
-    without it, or when a model's price is unknown, the cost is None.
+    without it, or when a model's price is unknown, the cost is None. With ``max_cost_usd`` the
+    spending is priced after each response and each batch of calls (reviewers vote in batches),
+    and the run stops ``max_cost`` once it passed the cap: the request that passes it is the last.
+    Unpriced spending cannot be capped; the composition warns about that before the run.
 
     MCP sampling (a server asking for a model, reported by an ``mcp_sampling`` event emitted in
     the run) spends on the run's behalf: its tokens join the agent's ``usage`` and the token
@@ -92,7 +96,12 @@ class RunAgent:
             asyncio.CancelledError: when the caller cancels, after ``run_finished``.
         """
         session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
-        state = RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
+        state = RunState(
+            run_id=request.run_id or self._new_run_id(),
+            task=request.task,
+            model_id=request.model_id,
+            cost_cap=request.params.max_cost_usd,
+        )
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_run_model.set(request.model_id)
         current_run_events.set(partial(self._run_event, state))
@@ -145,6 +154,7 @@ class RunAgent:
             redactor=self._redactor,
             clock=self._clock,
             spending=state.reviewers,
+            guard=RepeatGuard(params.max_repeated_calls),
         )
         rejections = RejectionCounter(limit=params.max_rejections)
         turn_input = TurnInput.user(request.task, wire_tools)
@@ -159,7 +169,7 @@ class RunAgent:
             self._observer.on_event(TurnStarted(turn=turn))
             response = await self._ask(session, turn_input, params.stream, state)
             calls = response.tool_calls()
-            stop = state.stop_after(response, params.max_total_tokens)
+            stop = state.stop_after(response, params.max_total_tokens) or state.over_cost(self._prices)
             if stop is not None:
                 if calls:
                     state.close(session, self._observer, TurnCalls(calls), say.not_executed(str(stop[1])))
@@ -222,6 +232,10 @@ class RunAgent:
             state.close(session, self._observer, pending, say.not_executed(say.rejections_exhausted(rejections.limit)))
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"
         waiting = [pending.waiting[i] for i in pending.missing() if i in pending.waiting]
+        over = state.over_cost(self._prices)  # the reviewers spent too
+        if over is not None and not waiting:
+            state.close(session, self._observer, pending, say.not_executed(str(over[1])))
+            return over
         if waiting:
             # The turn stays open: its calls are answered when the run continues (ContinueRun).
             state.pending = None

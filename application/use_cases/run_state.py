@@ -40,6 +40,8 @@ class RunState:
     """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
     cost_before: float | None = 0.0
     """What the run cost before a continuation (USD), None when unknown."""
+    cost_cap: float | None = None
+    """``max_cost_usd``: the run stops once its spending passes it (USD)."""
 
     def count(self, response: LlmResponse) -> None:
         """Add a response's tokens and keep its text as the run's latest output."""
@@ -58,6 +60,15 @@ class RunState:
         if response.stop_reason.kind == "max_tokens":
             return RunStopReason.MAX_TOKENS, say.OUTPUT_TOKEN_LIMIT
         return None
+
+    def over_cost(self, prices: PriceList | None) -> Stop | None:
+        """The ``max_cost`` stop when the spending so far passed ``cost_cap`` (None: no cap, or prices unknown)."""
+        if self.cost_cap is None:
+            return None
+        spent = self.cost(prices)
+        if spent is None or spent <= self.cost_cap:
+            return None
+        return RunStopReason.MAX_COST, say.cost_cap_reached(self.cost_cap, spent)
 
     def answer_missing(self, pending: TurnCalls, observer: RunObserver, note: str) -> None:
         """Give every call of ``pending`` without a result an error result, announcing the call first if need be."""

@@ -1,0 +1,33 @@
+"""``[agent] max_cost_usd`` from the CLI: an unpriced model is said to be uncapped, a stop exits 3."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+from quorum.cli.render.words import outcome
+from quorum.cli.run_setup import exit_code
+from quorum.domain.events import RunFinished
+from quorum.domain.responses import RunUsage
+from tests.e2e.conftest import Cli
+
+
+def test_a_cap_on_a_model_without_prices_is_said_to_be_unenforceable(cli: Cli) -> None:
+    cli.write("quorum.toml", "[agent]\nmax_cost_usd = 0.01\n")
+    cli.write("s.json", json.dumps({"turns": [{"text": "hi", "usage": {"input_tokens": 7, "output_tokens": 2}}]}))
+    result = cli("run", "--model", "scripted:s.json", "say hi")
+    assert result.code == 0, result.stderr
+    assert "max_cost_usd cannot be enforced: the prices of scripted:s.json are unknown" in result.stderr
+
+
+def test_a_max_cost_stop_exits_3_and_is_worded() -> None:
+    stopped = SimpleNamespace(stop_reason="max_cost", run_id="r", detail="")
+    assert exit_code(stopped, as_json=True) == 3
+    event = RunFinished(
+        stop_reason="max_cost",
+        turns=2,
+        output="",
+        usage=RunUsage(),
+        detail="the cost cap of $0.5 was reached ($0.6000 spent)",
+    )
+    assert outcome(event) == "stopped: the cost cap of $0.5 was reached ($0.6000 spent)"
