@@ -52,7 +52,9 @@ class _Tee:
 class ChatSession:
     """An interactive session over ``runtime``, the open composition (see the module docstring).
 
-    ``interactive`` says a person can answer review questions on this terminal.
+    ``interactive`` says a person can answer review questions on this terminal. ``max_cost`` caps
+    the whole session's spending (USD): each run gets what is left as its ``max_cost_usd``, and
+    no run starts once it is spent.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class ChatSession:
         conversation: Conversation | None = None,
         interactive: bool,
         out: TextIO | None = None,
+        max_cost: float | None = None,
     ) -> None:
         self._runtime = runtime
         self._container = runtime.container
@@ -73,6 +76,7 @@ class ChatSession:
         self._out = out if out is not None else sys.stdout
         self.conversation = conversation or Conversation()
         self.spending = SessionSpending()
+        self.max_cost = max_cost
         self._problems_said = 0
         self._commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "/help": self._help,
@@ -83,6 +87,7 @@ class ChatSession:
             "/clear": self._clear,
             "/resume": self._resume,
             "/usage": self._usage,
+            "/cost": self._cost,
             "/log": self._log,
         }
 
@@ -136,6 +141,8 @@ class ChatSession:
         from quorum.composition.runs import prepare_run
 
         runtime, container = self._runtime, self._container
+        if not self._cap_run():
+            return
         settings = container.settings()
         renderer = human_renderer(self._display)
         events: list[RunEvent] = []
@@ -258,6 +265,29 @@ class ChatSession:
             f"resumed run {self.conversation.resumed_from} ({len(self.conversation.history)} messages); "
             f"model stays {self._model_id} (/model to change it)"
         )
+        return True
+
+    def _cap_run(self) -> bool:
+        """Give the next run what is left of the session's cap; False (and say so) when nothing is."""
+        if self.max_cost is None:
+            return True
+        left = self.max_cost - self.spending.cost
+        if left <= 0:
+            self._note(f"the session's cost cap of ${self.max_cost:g} is spent (/cost shows the spending)")
+            return False
+        from dependency_injector import providers
+
+        settings = self._container.settings()
+        agent = settings.agent.model_copy(update={"max_cost_usd": left})
+        self._container.settings.override(providers.Object(settings.model_copy(update={"agent": agent})))
+        return True
+
+    async def _cost(self, _: str) -> bool:
+        spent = f"${self.spending.cost:.4f}"
+        if self.spending.unpriced:
+            spent += f" + {self.spending.unpriced} run(s) of unknown price"
+        cap = f" of the session's cap ${self.max_cost:g}" if self.max_cost is not None else " (no cap: --max-cost USD)"
+        self._print(f"cost: {spent}{cap}")
         return True
 
     async def _usage(self, _: str) -> bool:

@@ -31,3 +31,13 @@ def test_a_max_cost_stop_exits_3_and_is_worded() -> None:
         detail="the cost cap of $0.5 was reached ($0.6000 spent)",
     )
     assert outcome(event) == "stopped: the cost cap of $0.5 was reached ($0.6000 spent)"
+
+
+def test_chat_max_cost_caps_the_session_and_cost_shows_it(cli: Cli) -> None:
+    spent = {"input_tokens": 70, "output_tokens": 2}
+    cli.write("s.json", json.dumps({"turns": [{"text": "first answer", "usage": spent}, {"text": "second answer"}]}))
+    result = cli("chat", "--model", "scripted:s.json", "--max-cost", "0.5", input="one\n/cost\n")
+    assert result.code == 0, result.stderr
+    assert "cost: $0.0000 + 1 run(s) of unknown price of the session's cap $0.5" in result.stdout
+    assert "max_cost_usd cannot be enforced" in result.stderr
+    assert "cost:" in cli("chat", "--model", "scripted:s.json", input="/cost\n").stdout
