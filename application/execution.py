@@ -40,6 +40,12 @@ class LoopLimits(BaseModel):
             or None; the run stops ``max_cost`` once its spending passes it.
         max_repeated_calls: a call with the same tool and arguments as each of this many calls
             before it, in a row, is not executed again (the loop guard).
+        context_window: the model's context window (tokens); None: the model data's, else
+            ``DEFAULT_CONTEXT_WINDOW`` (32,000).
+        compact: ``auto`` compacts the history when a request would pass ``compact_at`` of the
+            window; ``off`` never does.
+        compact_at: the fraction of the window that triggers compaction.
+        compact_model: the model that writes the summary (``provider:model``); None: the run's.
         stream: request streamed responses (text reaches observers as it arrives).
     """
 
@@ -54,6 +60,10 @@ class LoopLimits(BaseModel):
     max_total_tokens: int | None = Field(None, ge=1)
     max_cost_usd: float | None = Field(None, gt=0)
     max_repeated_calls: int = Field(3, ge=1)
+    context_window: int | None = Field(None, ge=1000)
+    compact: Literal["auto", "off"] = "auto"
+    compact_at: float = Field(0.8, gt=0, le=1)
+    compact_model: str | None = None
     stream: bool = True
 
 

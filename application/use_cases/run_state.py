@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.ports.llm import LlmSession
@@ -40,6 +41,10 @@ class RunState:
     """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
     cost_before: float | None = 0.0
     """What the run cost before a continuation (USD), None when unknown."""
+    session: Any = None
+    """The run's session (``LlmSession``): compaction replaces it by one holding the compacted history."""
+    fit: Any = None
+    """The run's ``ContextFit`` (None: ``compact = "off"``)."""
     cost_cap: float | None = None
     """``max_cost_usd``: the run stops once its spending passes it (USD)."""
 
