@@ -173,3 +173,20 @@ def transcript(messages: Sequence[Message]) -> str:
                 name = getattr(block, "name", "?")
                 lines.append(f"assistant called {name} with {getattr(block, 'arguments', {})}")
     return "\n".join(lines)
+
+
+async def compact_now(history: Sequence[Message], *, gateway: LlmGateway, model_id: str) -> tuple[Compacted, Usage]:
+    """Both steps at once, whatever the size (``quorum chat``'s ``/compact``).
+
+    The latest user text is the task kept verbatim before the summary. Returns the history and
+    what the summary request spent.
+    """
+    elided = elide_outputs(history)
+    task = next(
+        (b.text for m in reversed(elided.history) if m.role == "user" for b in m.content if isinstance(b, TextBlock)),
+        "",
+    )
+    summary, spent = await summarize(elided.history, task=task, gateway=gateway, model_id=model_id)
+    if not summary.messages_compacted:
+        return elided, spent
+    return summary, spent

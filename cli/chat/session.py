@@ -88,6 +88,8 @@ class ChatSession:
             "/resume": self._resume,
             "/usage": self._usage,
             "/cost": self._cost,
+            "/context": self._context,
+            "/compact": self._compact,
             "/log": self._log,
         }
 
@@ -288,6 +290,43 @@ class ChatSession:
             spent += f" + {self.spending.unpriced} run(s) of unknown price"
         cap = f" of the session's cap ${self.max_cost:g}" if self.max_cost is not None else " (no cap: --max-cost USD)"
         self._print(f"cost: {spent}{cap}")
+        return True
+
+    def _window(self) -> tuple[int, float]:
+        """The model's context window (tokens) and the fraction that triggers compaction."""
+        from quorum.application.compaction import DEFAULT_CONTEXT_WINDOW
+
+        agent = self._container.settings().agent
+        window = agent.context_window or self._container.prices().context_window(self._model_id)
+        return window or DEFAULT_CONTEXT_WINDOW, agent.compact_at
+
+    async def _context(self, _: str) -> bool:
+        from quorum.application.compaction import message_tokens
+
+        used = message_tokens(self.conversation.history)
+        window, at = self._window()
+        mode = self._container.settings().agent.compact
+        self._print(
+            f"context: ~{used:,} tokens of {window:,} ({used / window:.0%}); "
+            f"compaction {mode}, at {at:.0%} (/compact compacts now)"
+        )
+        return True
+
+    async def _compact(self, _: str) -> bool:
+        from quorum.application.compaction import compact_now, message_tokens
+
+        history = self.conversation.history
+        if not history:
+            self._print("nothing to compact yet")
+            return True
+        model = self._container.settings().agent.compact_model or self._model_id
+        compacted, _spent = await compact_now(history, gateway=self._container.gateway(), model_id=model)
+        before, after = message_tokens(history), message_tokens(compacted.history)
+        self.conversation.history = tuple(compacted.history)
+        self._print(
+            f"context compacted: ~{before:,} → ~{after:,} tokens ({compacted.messages_compacted} messages; "
+            "the run log keeps them whole)"
+        )
         return True
 
     async def _usage(self, _: str) -> bool:

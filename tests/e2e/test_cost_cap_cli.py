@@ -41,3 +41,18 @@ def test_chat_max_cost_caps_the_session_and_cost_shows_it(cli: Cli) -> None:
     assert "cost: $0.0000 + 1 run(s) of unknown price of the session's cap $0.5" in result.stdout
     assert "max_cost_usd cannot be enforced" in result.stderr
     assert "cost:" in cli("chat", "--model", "scripted:s.json", input="/cost\n").stdout
+
+
+def test_chat_context_shows_the_tokens_and_compact_summarizes_the_conversation(cli: Cli) -> None:
+    # The scripted model answers by the number of user messages it sees: the summary request has one.
+    turns = [{"text": "ok"}, {"text": "fine"}, {"text": "after"}]
+    cli.write("c.json", json.dumps({"conversation": "continue", "turns": turns}))
+    cli.write("quorum.toml", "[agent]\ncontext_window = 50000\n")
+    typed = "long " + "y" * 4000 + "\nshort\n/context\n/compact\n/context\ntwo\n"
+    result = cli("chat", "--model", "scripted:c.json", input=typed)
+    assert result.code == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("context")]
+    assert lines[0].startswith("context: ~1,0") and "of 50,000 (2%); compaction auto, at 80%" in lines[0]
+    assert lines[1].startswith("context compacted: ~1,0") and "(3 messages; the run log keeps them whole)" in lines[1]
+    assert lines[2].startswith("context: ~") and "(0%)" in lines[2]
+    assert result.stdout.count("● run") == 0 and result.stderr.count("● run") == 3  # "two" ran after it
