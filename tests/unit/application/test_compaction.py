@@ -116,3 +116,59 @@ async def test_compact_off_never_compacts() -> None:
     script = [reads("a", tokens=100), reads("b", tokens=950), text("done")]
     gateway, observer, _ = await run(script, context_window=1000, compact="off")
     assert observer.of("context_compacted") == [] and len(gateway.opened) == 1
+
+
+async def test_a_continued_run_keeps_the_decided_turn_whole_when_it_compacts() -> None:
+    from quorum.application.deferral import PendingTurn
+    from quorum.domain.review import ReviewDecision
+    from quorum.domain.tools import RiskLevel
+
+    old = ToolCall(native_id="o1", name="read", arguments={"path": "old"})
+    open_calls = (
+        ToolCall(native_id="c1", name="write", arguments={"path": "a"}),
+        ToolCall(native_id="c2", name="read", arguments={"path": "b"}),
+    )
+    history = [
+        Message(role="user", content=(TextBlock(text="the task"),)),
+        Message(role="assistant", content=(old,)),
+        Message(role="user", content=(ToolResult(call_id="o1", name="read", output="z" * 3000),)),
+        Message(role="assistant", content=open_calls),
+    ]
+    pending = PendingTurn(
+        turn=2,
+        calls=open_calls,
+        results=(ToolResult(call_id="c2", name="read", output="b contents"),),
+        decisions={"c1": ReviewDecision(approved=True, decided_by="human", by="alice")},
+    )
+    gateway = Sessions([text("finished")])
+    tools = FakeTools()
+    tools.add("read", read)
+
+    async def write(args: dict[str, Any]) -> str:
+        return "written"
+
+    tools.add("write", write, risk=RiskLevel.HIGH)
+    observer = RecordingObserver()
+    agent = RunAgent(
+        gateway=gateway, executor=tools, schema=JsonSchema(), reviewer=ScriptedReviewer(tools=tools), observer=observer
+    )
+    request = RunRequest(
+        task="the task",
+        model_id="fake:m",
+        history=tuple(history),
+        run_id="run-1",
+        resume=pending,
+        params=ExecutionParams(context_window=1000),
+    )
+    result = await agent.execute(request)
+    assert result.stop_reason == "end_turn" and tools.executed == ["c1"]
+    assert len(observer.of("context_compacted")) == 1
+    received = gateway.opened[-1][2].history()[:-1]
+    assert received[0].content == (TextBlock(text="the task"),)
+    assert received[-2].content == open_calls  # the decided turn's calls, then every result
+    assert [(r.call_id, r.output) for r in received[-1].content if isinstance(r, ToolResult)] == [
+        ("c1", "written"),
+        ("c2", "b contents"),
+    ]
+    assert received[2].content[0].output == say.output_compacted("read", 3000)  # type: ignore[union-attr]
+    assert_paired(received)
