@@ -34,8 +34,11 @@ from quorum.domain.tools import ToolResult
 BYTES_PER_TOKEN = 4
 """The estimate's rate for text not yet counted by the provider (English and code average ~4)."""
 
-DEFAULT_CONTEXT_WINDOW = 32_000
-"""The window of a model neither ``[agent] context_window`` nor the model data know (tokens)."""
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""The window of a model neither ``[agent] context_window`` nor the model data know (tokens).
+
+Today's hosted models have at least this much; a smaller local model should set
+``context_window``, and its server's refusal is recovered once per request all the same."""
 
 RECENT_MESSAGES = 2
 """Messages at the end of the history kept verbatim by both steps, moved back to an assistant message."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from quorum.application.compaction import DEFAULT_CONTEXT_WINDOW, ContextMeter, elide_outputs, summarize
+from quorum.application.compaction import (
+    DEFAULT_CONTEXT_WINDOW,
+    ContextMeter,
+    elide_outputs,
+    message_tokens,
+    recent_start,
+    summarize,
+)
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
@@ -15,6 +22,12 @@ from quorum.domain.responses import LlmResponse
 if TYPE_CHECKING:
     from quorum.application.execution import RunRequest
     from quorum.application.use_cases.run_state import RunState
+
+
+SUMMARY_WORTH = 0.1
+"""A summary is asked for only when the older part holds more than this fraction of the threshold:
+when the recent tail is what is large (a huge call's arguments), a summary would cost a request
+and save nothing. A provider's refusal asks for one whatever the size."""
 
 
 @dataclass
@@ -70,7 +83,9 @@ class ContextFit:
         step = elide_outputs(history)
         compacted, changed = step.history, step.messages_compacted
         self.meter.rebase()  # the provider's last count covers outputs that are gone now
-        if self.meter.estimate(compacted, turn) > self.meter.threshold or force:
+        older = message_tokens(compacted[: recent_start(compacted)])
+        worth = older > self.meter.threshold * SUMMARY_WORTH  # else the tail itself is what is large
+        if (self.meter.estimate(compacted, turn) > self.meter.threshold and worth) or force:
             summary, spent = await summarize(
                 compacted, task=self.task, gateway=self.gateway, model_id=self.summary_model
             )

@@ -41,7 +41,7 @@ class LoopLimits(BaseModel):
         max_repeated_calls: a call with the same tool and arguments as each of this many calls
             before it, in a row, is not executed again (the loop guard).
         context_window: the model's context window (tokens); None: the model data's, else
-            ``DEFAULT_CONTEXT_WINDOW`` (32,000).
+            ``DEFAULT_CONTEXT_WINDOW`` (128,000).
         compact: ``auto`` compacts the history when a request would pass ``compact_at`` of the
             window; ``off`` never does.
         compact_at: the fraction of the window that triggers compaction.
