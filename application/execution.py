@@ -36,6 +36,16 @@ class LoopLimits(BaseModel):
             ``stop`` ends at once.
         max_rejections: consecutive review rejections that stop the run.
         max_total_tokens: token budget of the run (input + output), or None.
+        max_cost_usd: cost cap of the run in USD (agent and reviewer models, priced as ``cost``),
+            or None; the run stops ``max_cost`` once its spending passes it.
+        max_repeated_calls: a call with the same tool and arguments as each of this many calls
+            before it, in a row, is not executed again (the loop guard).
+        context_window: the model's context window (tokens); None: the model data's, else
+            ``DEFAULT_CONTEXT_WINDOW`` (128,000).
+        compact: ``auto`` compacts the history when a request would pass ``compact_at`` of the
+            window; ``off`` never does.
+        compact_at: the fraction of the window that triggers compaction.
+        compact_model: the model that writes the summary (``provider:model``); None: the run's.
         stream: request streamed responses (text reaches observers as it arrives).
     """
 
@@ -48,6 +58,12 @@ class LoopLimits(BaseModel):
     on_turn_limit: TurnLimitPolicy = "summarize"
     max_rejections: int = Field(3, ge=1)
     max_total_tokens: int | None = Field(None, ge=1)
+    max_cost_usd: float | None = Field(None, gt=0)
+    max_repeated_calls: int = Field(3, ge=1)
+    context_window: int | None = Field(None, ge=1000)
+    compact: Literal["auto", "off"] = "auto"
+    compact_at: float = Field(0.8, gt=0, le=1)
+    compact_model: str | None = None
     stream: bool = True
 
 

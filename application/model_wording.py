@@ -29,6 +29,10 @@ THREAD_ABANDONED = " (its thread was abandoned)"
 NOT_EXECUTED = "not executed: "
 """The start of the result of a call the loop left unexecuted because the run stops (renderers read it)."""
 REFUSED = "; the call was not executed"
+COMPACTED = " was removed to save context; the run log keeps it]"
+"""The end of the marker replacing an old tool output (``output_compacted``)."""
+REPEATED = " calls exactly, and you already have its result above. Answer from it, or try something else."
+"""The end of the loop guard's result (``repeated_call``)."""
 """The end of the result of a call refused before it ran: its arguments were wrong (renderers read it)."""
 
 
@@ -116,6 +120,34 @@ def run_timed_out(seconds: float) -> str:
 def token_budget_exceeded(budget: int, used: int) -> str:
     """Why the run stopped at its token budget."""
     return f"the token budget of {budget} was exceeded ({used} used)"
+
+
+def repeated_call(name: str, times: int) -> str:
+    """A call the loop guard did not run: the same tool and arguments as each of the ``times`` calls before it."""
+    return f"not executed: this {name} call repeats the previous {times}{REPEATED}"
+
+
+def cost_cap_reached(cap: float, spent: float) -> str:
+    """Why the run stopped at its cost cap (``[agent] max_cost_usd``)."""
+    return f"the cost cap of ${cap:g} was reached (${spent:.4f} spent)"
+
+
+def output_compacted(name: str, characters: int) -> str:
+    """What replaces an old tool output when the context is compacted."""
+    return f"[compacted: the {characters:,}-character output of {name}{COMPACTED}"
+
+
+SUMMARY_INSTRUCTIONS = (
+    "You summarize a conversation between a user and a software agent so that the agent can go on "
+    "without it. Keep the facts found, the files and commands involved, decisions taken and what is "
+    "left to do. Be brief; write no preamble."
+)
+"""The system prompt of the request that summarizes older conversation when the context is compacted."""
+
+
+def summary_message(task: str, summary: str) -> str:
+    """The first user message of a compacted history: the run's task verbatim, then the summary."""
+    return f"{task}\n\n[The earlier conversation was compacted to save context. Its summary:]\n{summary}"
 
 
 def outcome_unknown(why: str) -> str:

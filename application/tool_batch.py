@@ -10,6 +10,7 @@ from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator, shown_arguments
+from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
@@ -135,7 +136,8 @@ class ToolBatch:
     a high-risk call never overlaps another call. Known secret values in outputs are replaced by
     ``redactor`` before anything sees them. Each result is emitted as it is produced and stored in
     ``turn.results`` under the call's emission index. The reviewer models' tokens are added to
-    ``spending``.
+    ``spending``. A call ``guard`` finds repeating the calls before it exactly is answered
+    without review or execution.
 
     A review that defers (``hil_mode = "defer"``) leaves its call without a result: the call is
     put in ``turn.waiting`` and announced with an ``approval_requested`` event, and the other
@@ -157,6 +159,7 @@ class ToolBatch:
         redactor: Redactor | None = None,
         clock: Callable[[], float] = time.perf_counter,
         spending: ReviewerSpending | None = None,
+        guard: RepeatGuard | None = None,
     ) -> None:
         self._executor = executor
         self._reviewer = reviewer
@@ -170,6 +173,7 @@ class ToolBatch:
         self._redactor = redactor or Redactor()
         self._clock = clock
         self._spending = spending if spending is not None else ReviewerSpending()
+        self._guard = guard
 
     async def run(
         self,
@@ -181,10 +185,13 @@ class ToolBatch:
         """Fill ``turn.results`` for every call. Cancellation leaves unfinished calls missing."""
         low: list[_Planned] = []
         high: list[_Planned] = []
+        repeated, times = (self._guard.repeats(turn.calls), self._guard.limit) if self._guard else (set(), 0)
         for index, call in enumerate(turn.calls):
             planned, problem = self._plan(index, call)
             turn.announce(index, planned.risk.level if planned else RiskLevel.HIGH, self._observer)
-            if planned is None:
+            if index in repeated:
+                turn.answer(index, say.repeated_call(call.name, times), self._observer, is_error=True)
+            elif planned is None:
                 turn.answer(index, problem or "", self._observer, is_error=True)
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)

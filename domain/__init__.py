@@ -7,6 +7,7 @@ agent loop out of these words; adapters translate provider wire formats into and
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.errors import (
     ConfigurationError,
+    ContextTooLong,
     InvalidArgumentsError,
     ProviderError,
     QuorumError,
@@ -20,6 +21,7 @@ from quorum.domain.errors import (
 )
 from quorum.domain.events import (
     ApprovalRequested,
+    ContextCompacted,
     McpElicitation,
     McpLog,
     McpSampling,
@@ -77,6 +79,8 @@ __all__ = [
     "Clearance",
     "ConfigurationError",
     "ContentBlock",
+    "ContextCompacted",
+    "ContextTooLong",
     "ElicitationAnswer",
     "ElicitationRequest",
     "GlobError",

@@ -7,6 +7,7 @@ Three families are kept apart because callers handle them differently::
     │   └── ConfigurationError      quorum.toml / environment / plugin wiring is wrong
     ├── RunFailure                  the run could not go on (exit code 1)
     │   ├── ProviderError           an LLM provider failed after retries (keeps status_code)
+    │   │   └── ContextTooLong      the provider refused the request as longer than the model's window
     │   └── ToolSourceError         a tool source (MCP server, plugin) failed as a whole
     └── ToolFeedback                a signal fed back to the model as an error tool result;
         ├── UnknownToolError        the model named a tool that does not exist
@@ -58,6 +59,13 @@ class ProviderError(RunFailure):
         self.status_code = status_code
         self.base_url = base_url
         super().__init__(message)
+
+
+class ContextTooLong(ProviderError):
+    """The provider refused the request as longer than the model's context window.
+
+    The loop compacts the history once and retries (``quorum.application.context_fit``).
+    """
 
 
 class ToolSourceError(RunFailure):

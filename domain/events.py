@@ -23,6 +23,8 @@ class RunStopReason(StrEnum):
     MAX_TURNS = "max_turns"
     TIMEOUT = "timeout"
     MAX_TOKENS = "max_tokens"
+    MAX_COST = "max_cost"
+    """The run's spending passed ``[agent] max_cost_usd``."""
     REJECTED = "rejected"
     CANCELLED = "cancelled"
     ERROR = "error"
@@ -272,6 +274,21 @@ class ToolResultEvent(_Event):
         )
 
 
+class ContextCompacted(_Event):
+    """The session's history was compacted before turn ``turn``'s request (the run log keeps it all).
+
+    ``tokens_before`` and ``tokens_after`` are the estimated tokens of the request; old tool
+    outputs were replaced by markers, then, if need be, older messages by a summary:
+    ``messages_compacted`` counts the messages changed or replaced.
+    """
+
+    type: Literal["context_compacted"] = "context_compacted"
+    turn: int
+    tokens_before: int
+    tokens_after: int
+    messages_compacted: int
+
+
 class TurnFinished(_Event):
     type: Literal["turn_finished"] = "turn_finished"
     turn: int
@@ -303,6 +320,7 @@ class RunFinished(_Event):
 
 RunEvent = Annotated[
     RunStarted
+    | ContextCompacted
     | TurnStarted
     | TextDelta
     | ToolCallEvent

@@ -79,6 +79,38 @@ class ProviderPrices:
         kind = instance.kind if instance is not None else parsed.provider
         return table_cost(parsed.model, kind, base_url, usage.input_tokens, usage.output_tokens)
 
+    def context_window(self, model_id: str) -> int | None:
+        """The model's context window from the ``genai-prices`` model data (a ``ContextWindows``)."""
+        try:
+            parsed = ModelId.parse(model_id)
+        except UsageError:
+            return None
+        instance = self._instances.get(parsed.provider)
+        settings: BaseModel | None = instance.settings if instance is not None else None
+        base_url = settings.base_url if isinstance(settings, PricedSettings) else None
+        kind = instance.kind if instance is not None else parsed.provider
+        return table_window(parsed.model, kind, base_url)
+
+
+def table_window(model: str, provider: str, base_url: str | None) -> int | None:
+    """The context window ``genai-prices`` gives for the model, or None when it does not know it."""
+    if not model:
+        return None
+    try:
+        from genai_prices import Usage as PriceUsage
+        from genai_prices import calc_price
+
+        one = PriceUsage(input_tokens=1, output_tokens=1)
+        found = (
+            calc_price(one, model, provider_api_url=base_url)
+            if base_url
+            else calc_price(one, model, provider_id=provider)
+        )
+        window = found.model.context_window
+        return int(window) if window else None
+    except Exception:  # unknown model, provider or endpoint, or a broken table
+        return None
+
 
 def table_cost(model: str, provider: str, base_url: str | None, input_tokens: int, output_tokens: int) -> float | None:
     """What ``genai-prices`` says one request of that many tokens costs, or None when it does not know.

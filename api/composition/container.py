@@ -258,6 +258,7 @@ class Container(containers.DeclarativeContainer):
         observer=observer,
         redactor=redactor,
         prices=prices,
+        windows=prices,
     )
 
 

@@ -10,6 +10,7 @@ for its life, a chat session for the session, ``Agent`` until ``aclose``.
 from __future__ import annotations
 
 import asyncio
+import sys
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ class Runtime:
         self._prompt: asyncio.Future[str | None] | None = None
         self._opened: list[Any] = []
         self._executor: Any = None  # kept after closing: its problems are said then
+        self._uncapped: set[str] = set()  # models whose cost cap was said to be unenforceable
 
     async def __aenter__(self) -> Runtime:
         self.open()
@@ -111,7 +113,28 @@ class Runtime:
     async def execute(self, prepared: PreparedRun) -> RunResult:
         """Run ``prepared`` to its end with a new agent (its own reviewer) and the prepared observers."""
         self.open()
+        self._warn_unenforceable_cap(prepared.request)
         return await self.container.run_agent(observer=prepared.observer).execute(prepared.request)
+
+    def _warn_unenforceable_cap(self, request: Any) -> None:
+        """Say once per model, before its first run, that ``max_cost_usd`` cannot be enforced without its prices.
+
+        The run goes on (its cost stays unknown); saying nothing would leave an unattended run uncapped
+        while its owner believes it capped.
+        """
+        from quorum.domain.responses import Usage
+
+        model = request.model_id
+        if request.params.max_cost_usd is None or model in self._uncapped:
+            return
+        if self.container.prices().cost(model, Usage(input_tokens=1, output_tokens=1)) is None:
+            self._uncapped.add(model)
+            print(
+                f"quorum: warning: max_cost_usd cannot be enforced: the prices of {model} are unknown "
+                "(set [providers.NAME] prices)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def problems(self) -> list[str]:
         """What the tool sources reported (failed starts, closes), redacted with the known secrets."""

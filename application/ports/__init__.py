@@ -1,6 +1,7 @@
 """Ports: the Protocols the application needs, owned here and implemented by adapters."""
 
 from quorum.application.ports.llm import LlmGateway, LlmSession
+from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
@@ -10,6 +11,7 @@ from quorum.application.ports.tool_schema import ToolSchemaPort
 
 __all__ = [
     "ActionReviewer",
+    "ContextWindows",
     "LlmGateway",
     "LlmSession",
     "PriceList",

@@ -11,9 +11,12 @@ from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.context_fit import ContextFit
 from quorum.application.deferral import PendingTurn
 from quorum.application.execution import RunRequest, RunResult
+from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
+from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
@@ -24,7 +27,7 @@ from quorum.application.run_context import current_run_events, current_run_id, c
 from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
 from quorum.application.use_cases import model_request
 from quorum.application.use_cases.run_state import RunState, Stop
-from quorum.domain.errors import RunFailure
+from quorum.domain.errors import ContextTooLong, RunFailure
 from quorum.domain.events import (
     McpSampling,
     RunEvent,
@@ -53,7 +56,10 @@ class RunAgent:
     the model sees them, in every event, and in the returned result.
 
     ``prices`` prices the agent's and the reviewer models' tokens for ``run_finished.cost``;
-    without it, or when a model's price is unknown, the cost is None.
+    without it, or when a model's price is unknown, the cost is None. With ``max_cost_usd`` the
+    spending is priced after each response and each batch of calls (reviewers vote in batches),
+    and the run stops ``max_cost`` once it passed the cap: the request that passes it is the last.
+    Unpriced spending cannot be capped; the composition warns about that before the run.
 
     MCP sampling (a server asking for a model, reported by an ``mcp_sampling`` event emitted in
     the run) spends on the run's behalf: its tokens join the agent's ``usage`` and the token
@@ -72,6 +78,7 @@ class RunAgent:
         clock: Callable[[], float] = time.perf_counter,
         new_run_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
         prices: PriceList | None = None,
+        windows: ContextWindows | None = None,
     ) -> None:
         self._gateway = gateway
         self._executor = executor
@@ -83,6 +90,7 @@ class RunAgent:
         self._new_run_id = new_run_id
         self._validator = ArgumentValidator()
         self._prices = prices
+        self._windows = windows
 
     async def execute(self, request: RunRequest) -> RunResult:
         """Run ``request`` to its end and return how it ended.
@@ -92,10 +100,16 @@ class RunAgent:
             asyncio.CancelledError: when the caller cancels, after ``run_finished``.
         """
         session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
-        state = RunState(run_id=request.run_id or self._new_run_id(), task=request.task, model_id=request.model_id)
+        state = RunState(
+            run_id=request.run_id or self._new_run_id(),
+            task=request.task,
+            model_id=request.model_id,
+            cost_cap=request.params.max_cost_usd,
+        )
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_run_model.set(request.model_id)
         current_run_events.set(partial(self._run_event, state))
+        state.session = session
         resumed = request.resume is not None
         self._observer.on_event(
             RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
@@ -108,13 +122,13 @@ class RunAgent:
             if not deadline.expired():
                 raise
             reason, detail = RunStopReason.TIMEOUT, say.run_timed_out(params.timeout_seconds)
-            state.close(session, self._observer, None, say.cancelled(detail))
+            state.close(state.session, self._observer, None, say.cancelled(detail))
         except asyncio.CancelledError:
-            state.close(session, self._observer, None, say.cancelled(say.RUN_CANCELLED))
+            state.close(state.session, self._observer, None, say.cancelled(say.RUN_CANCELLED))
             self._finish(state, RunStopReason.CANCELLED, say.RUN_CANCELLED)
             raise
         except RunFailure as failure:
-            state.close(session, self._observer, None, say.not_executed(str(failure)))
+            state.close(state.session, self._observer, None, say.not_executed(str(failure)))
             reason, detail = RunStopReason.ERROR, str(failure)
         return self._finish(state, reason, detail)
 
@@ -145,8 +159,11 @@ class RunAgent:
             redactor=self._redactor,
             clock=self._clock,
             spending=state.reviewers,
+            guard=RepeatGuard(params.max_repeated_calls),
         )
         rejections = RejectionCounter(limit=params.max_rejections)
+        if params.compact == "auto":
+            state.fit = ContextFit.for_run(request, self._gateway, self._windows, self._observer)
         turn_input = TurnInput.user(request.task, wire_tools)
         if request.resume is not None:
             settled = await self._settle(request.resume, session, state, batch, rejections, wire_tools)
@@ -159,10 +176,10 @@ class RunAgent:
             self._observer.on_event(TurnStarted(turn=turn))
             response = await self._ask(session, turn_input, params.stream, state)
             calls = response.tool_calls()
-            stop = state.stop_after(response, params.max_total_tokens)
+            stop = state.stop_after(response, params.max_total_tokens) or state.over_cost(self._prices)
             if stop is not None:
                 if calls:
-                    state.close(session, self._observer, TurnCalls(calls), say.not_executed(str(stop[1])))
+                    state.close(state.session, self._observer, TurnCalls(calls), say.not_executed(str(stop[1])))
                 self._observer.on_event(TurnFinished(turn=turn))
                 return stop
             if not calls:
@@ -219,9 +236,14 @@ class RunAgent:
     ) -> Stop | TurnInput:
         """The stop a batch's outcome calls for, or the turn sending its results."""
         if rejections.exhausted:
-            state.close(session, self._observer, pending, say.not_executed(say.rejections_exhausted(rejections.limit)))
+            note = say.not_executed(say.rejections_exhausted(rejections.limit))
+            state.close(state.session, self._observer, pending, note)
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"
         waiting = [pending.waiting[i] for i in pending.missing() if i in pending.waiting]
+        over = state.over_cost(self._prices)  # the reviewers spent too
+        if over is not None and not waiting:
+            state.close(state.session, self._observer, pending, say.not_executed(str(over[1])))
+            return over
         if waiting:
             # The turn stays open: its calls are answered when the run continues (ContinueRun).
             state.pending = None
@@ -234,7 +256,7 @@ class RunAgent:
         detail = say.turn_limit_reached(params.max_tool_turns)
         note = say.not_executed(detail)
         if params.on_turn_limit == "stop":
-            state.close(session, self._observer, pending, note)
+            state.close(state.session, self._observer, pending, note)
             self._observer.on_event(TurnFinished(turn=state.turns))
             return RunStopReason.MAX_TURNS, detail
         state.answer_missing(pending, self._observer, note)
@@ -245,15 +267,30 @@ class RunAgent:
             # Only results are emitted for these: a tool_call event here would be read as part of
             # the turn's first response by anything rebuilding the conversation from the events.
             unannounced = TurnCalls(leftover, announced=set(range(len(leftover))))
-            state.close(session, self._observer, unannounced, note)
+            state.close(state.session, self._observer, unannounced, note)
         self._observer.on_event(TurnFinished(turn=state.turns))
         return RunStopReason.MAX_TURNS, detail
 
     async def _ask(self, session: LlmSession, turn: TurnInput, stream: bool, state: RunState) -> LlmResponse:
+        """Send ``turn`` on the run's session (``state.session``: compaction may have replaced ``session``).
+
+        A provider refusing the request as too long (``ContextTooLong``) gets one compaction and
+        one retry; a second refusal ends the run as any provider error does.
+        """
+        fit: ContextFit | None = state.fit
+        if fit is not None:
+            await fit.before(state, turn)
         if turn.results:
             state.pending = None  # the session owns the results from here on
-        response = await model_request.request(session, turn, stream=stream, observer=self._observer)
+        try:
+            response = await model_request.request(state.session, turn, stream=stream, observer=self._observer)
+        except ContextTooLong:
+            if fit is None or not await fit.before(state, turn, force=True):
+                raise
+            response = await model_request.request(state.session, turn, stream=stream, observer=self._observer)
         state.count(response)
+        if fit is not None:
+            fit.after(response, state.session)
         return response
 
     def _finish(self, state: RunState, reason: RunStopReason, detail: str | None) -> RunResult:

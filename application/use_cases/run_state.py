@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.ports.llm import LlmSession
@@ -40,6 +41,12 @@ class RunState:
     """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
     cost_before: float | None = 0.0
     """What the run cost before a continuation (USD), None when unknown."""
+    session: Any = None
+    """The run's session (``LlmSession``): compaction replaces it by one holding the compacted history."""
+    fit: Any = None
+    """The run's ``ContextFit`` (None: ``compact = "off"``)."""
+    cost_cap: float | None = None
+    """``max_cost_usd``: the run stops once its spending passes it (USD)."""
 
     def count(self, response: LlmResponse) -> None:
         """Add a response's tokens and keep its text as the run's latest output."""
@@ -58,6 +65,15 @@ class RunState:
         if response.stop_reason.kind == "max_tokens":
             return RunStopReason.MAX_TOKENS, say.OUTPUT_TOKEN_LIMIT
         return None
+
+    def over_cost(self, prices: PriceList | None) -> Stop | None:
+        """The ``max_cost`` stop when the spending so far passed ``cost_cap`` (None: no cap, or prices unknown)."""
+        if self.cost_cap is None:
+            return None
+        spent = self.cost(prices)
+        if spent is None or spent <= self.cost_cap:
+            return None
+        return RunStopReason.MAX_COST, say.cost_cap_reached(self.cost_cap, spent)
 
     def answer_missing(self, pending: TurnCalls, observer: RunObserver, note: str) -> None:
         """Give every call of ``pending`` without a result an error result, announcing the call first if need be."""

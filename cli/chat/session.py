@@ -52,7 +52,9 @@ class _Tee:
 class ChatSession:
     """An interactive session over ``runtime``, the open composition (see the module docstring).
 
-    ``interactive`` says a person can answer review questions on this terminal.
+    ``interactive`` says a person can answer review questions on this terminal. ``max_cost`` caps
+    the whole session's spending (USD): each run gets what is left as its ``max_cost_usd``, and
+    no run starts once it is spent.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class ChatSession:
         conversation: Conversation | None = None,
         interactive: bool,
         out: TextIO | None = None,
+        max_cost: float | None = None,
     ) -> None:
         self._runtime = runtime
         self._container = runtime.container
@@ -73,6 +76,7 @@ class ChatSession:
         self._out = out if out is not None else sys.stdout
         self.conversation = conversation or Conversation()
         self.spending = SessionSpending()
+        self.max_cost = max_cost
         self._problems_said = 0
         self._commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "/help": self._help,
@@ -83,6 +87,9 @@ class ChatSession:
             "/clear": self._clear,
             "/resume": self._resume,
             "/usage": self._usage,
+            "/cost": self._cost,
+            "/context": self._context,
+            "/compact": self._compact,
             "/log": self._log,
         }
 
@@ -136,6 +143,8 @@ class ChatSession:
         from quorum.composition.runs import prepare_run
 
         runtime, container = self._runtime, self._container
+        if not self._cap_run():
+            return
         settings = container.settings()
         renderer = human_renderer(self._display)
         events: list[RunEvent] = []
@@ -257,6 +266,66 @@ class ChatSession:
         self._print(
             f"resumed run {self.conversation.resumed_from} ({len(self.conversation.history)} messages); "
             f"model stays {self._model_id} (/model to change it)"
+        )
+        return True
+
+    def _cap_run(self) -> bool:
+        """Give the next run what is left of the session's cap; False (and say so) when nothing is."""
+        if self.max_cost is None:
+            return True
+        left = self.max_cost - self.spending.cost
+        if left <= 0:
+            self._note(f"the session's cost cap of ${self.max_cost:g} is spent (/cost shows the spending)")
+            return False
+        from dependency_injector import providers
+
+        settings = self._container.settings()
+        agent = settings.agent.model_copy(update={"max_cost_usd": left})
+        self._container.settings.override(providers.Object(settings.model_copy(update={"agent": agent})))
+        return True
+
+    async def _cost(self, _: str) -> bool:
+        spent = f"${self.spending.cost:.4f}"
+        if self.spending.unpriced:
+            spent += f" + {self.spending.unpriced} run(s) of unknown price"
+        cap = f" of the session's cap ${self.max_cost:g}" if self.max_cost is not None else " (no cap: --max-cost USD)"
+        self._print(f"cost: {spent}{cap}")
+        return True
+
+    def _window(self) -> tuple[int, float]:
+        """The model's context window (tokens) and the fraction that triggers compaction."""
+        from quorum.application.compaction import DEFAULT_CONTEXT_WINDOW
+
+        agent = self._container.settings().agent
+        window = agent.context_window or self._container.prices().context_window(self._model_id)
+        return window or DEFAULT_CONTEXT_WINDOW, agent.compact_at
+
+    async def _context(self, _: str) -> bool:
+        from quorum.application.compaction import message_tokens
+
+        used = message_tokens(self.conversation.history)
+        window, at = self._window()
+        mode = self._container.settings().agent.compact
+        self._print(
+            f"context: ~{used:,} tokens of {window:,} ({used / window:.0%}); "
+            f"compaction {mode}, at {at:.0%} (/compact compacts now)"
+        )
+        return True
+
+    async def _compact(self, _: str) -> bool:
+        from quorum.application.compaction import compact_now, message_tokens
+
+        history = self.conversation.history
+        if not history:
+            self._print("nothing to compact yet")
+            return True
+        model = self._container.settings().agent.compact_model or self._model_id
+        compacted, _spent = await compact_now(history, gateway=self._container.gateway(), model_id=model)
+        before, after = message_tokens(history), message_tokens(compacted.history)
+        self.conversation.history = tuple(compacted.history)
+        self._print(
+            f"context compacted: ~{before:,} → ~{after:,} tokens ({compacted.messages_compacted} messages; "
+            "the run log keeps them whole)"
         )
         return True
 

@@ -27,6 +27,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/clear", "", "start a new conversation"),
     SlashCommand("/resume", "RUN_ID", "continue the conversation of a recorded run (any unique prefix)"),
     SlashCommand("/usage", "", "tokens and cost of this session, reviewers included"),
+    SlashCommand("/cost", "", "what this session spent, against its cap (quorum chat --max-cost USD)"),
+    SlashCommand("/context", "", "the tokens the conversation holds, against the model's window"),
+    SlashCommand("/compact", "", "compact the conversation now (old tool outputs, then a summary)"),
     SlashCommand("/log", "", "the run ids of this conversation (see them with quorum logs show ID)"),
 )
 

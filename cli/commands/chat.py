@@ -24,6 +24,13 @@ from quorum.cli.flags import color_option, config_option, verbose_option
 )
 @click.option("--resume", "resume", metavar="RUN_ID", help="Continue the conversation of run RUN_ID (any prefix).")
 @click.option("--continue", "continue_last", is_flag=True, help="Continue the conversation of the last recorded run.")
+@click.option(
+    "--max-cost",
+    "max_cost",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="USD",
+    help="Cost cap of the whole session (agent and reviewers); a run that passes it stops max_cost.",
+)
 @verbose_option
 @color_option
 def chat(
@@ -32,6 +39,7 @@ def chat(
     workspace: Path | None,
     resume: str | None,
     continue_last: bool,
+    max_cost: float | None,
     verbose: bool,
     color: str,
 ) -> None:
@@ -61,11 +69,15 @@ def chat(
 
     with handled():
         raise SystemExit(
-            asyncio.run(_chat(options, model, resume or continue_last, verbose=verbose, color=display_color))
+            asyncio.run(
+                _chat(options, model, resume or continue_last, verbose=verbose, color=display_color, max_cost=max_cost)
+            )
         )
 
 
-async def _chat(options: Any, model: str | None, resume_from: str | bool, *, verbose: bool, color: str) -> int:
+async def _chat(
+    options: Any, model: str | None, resume_from: str | bool, *, verbose: bool, color: str, max_cost: float | None
+) -> int:
     """The session: on a terminal the prompt is drawn first and the rest is set up while a person types."""
     import asyncio
 
@@ -92,6 +104,7 @@ async def _chat(options: Any, model: str | None, resume_from: str | bool, *, ver
         display=Display(verbosity=1 if verbose else 0, color=color),
         conversation=ready.conversation,
         interactive=options.interactive,
+        max_cost=max_cost,
     )
     with signals_cancel_current_task() as received:
         try:

@@ -28,6 +28,7 @@ from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
 from quorum.domain.events import (
     ApprovalRequested,
+    ContextCompacted,
     McpLog,
     McpSampling,
     McpServerEvent,
@@ -139,6 +140,12 @@ class HumanRenderer:
         if self._verbosity > 0:  # server logs are for -v
             logger = f" {event.logger}" if event.logger else ""
             self._line(self._style(printable(f"  mcp {event.server}{logger} [{event.level}] {event.message}"), "dim"))
+
+    def _on_context_compacted(self, event: ContextCompacted) -> None:
+        before, after = f"{event.tokens_before:,}", f"{event.tokens_after:,}"
+        count = event.messages_compacted
+        line = f"  context compacted: ~{before} → ~{after} tokens ({count} messages; the run log keeps them whole)"
+        self._line(self._style(line, "dim"))
 
     def _on_mcp_sampling(self, event: McpSampling) -> None:
         if event.approved and event.error is None:
@@ -303,6 +310,7 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     McpServerEvent: HumanRenderer._on_mcp_server,
     McpLog: HumanRenderer._on_mcp_log,
     McpSampling: HumanRenderer._on_mcp_sampling,
+    ContextCompacted: HumanRenderer._on_context_compacted,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }

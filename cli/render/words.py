@@ -84,6 +84,8 @@ def outcome(event: RunFinished) -> str:
         return f"stopped: {count.group(1)} calls rejected in a row" if count else "stopped: calls rejected in a row"
     if reason == "max_tokens":
         return f"stopped: {detail}" if detail else "stopped: token limit"
+    if reason == "max_cost":
+        return f"stopped: {detail}" if detail else "stopped: cost cap"
     if reason == "cancelled":
         return "cancelled"
     if reason == "awaiting_approval":

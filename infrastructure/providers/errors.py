@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from quorum.domain.errors import ProviderError
+from quorum.domain.errors import ContextTooLong, ProviderError
 from quorum.infrastructure.providers.retry_after import RETRY_AFTER_LIMIT, retry_after_seconds
 
 
@@ -55,7 +55,9 @@ class ErrorTranslator:
                 f"mid-response: {_describe(cause)}"
             )
         if isinstance(error, sdk.APIStatusError) and not (mid_stream and error.status_code < 400):
-            return self._status(error.status_code, _server_message(error), error.response)
+            said = f"{_server_message(error)} {getattr(error, 'code', None)} {getattr(error, 'body', None)}"
+            too_long = error.status_code in (400, 413) and _too_long(said)
+            return self._status(error.status_code, _server_message(error), error.response, too_long=too_long)
         if isinstance(error, sdk.APITimeoutError):
             return self._error(
                 f"the request to provider {self.provider!r} at {self.base_url} timed out after {self.timeout:g} s"
@@ -93,7 +95,7 @@ class ErrorTranslator:
         """The error for a response that stopped making progress (``timeout`` between events)."""
         return self._error(f"the response of provider {self.provider!r} at {self.base_url} stalled: {detail}")
 
-    def _status(self, status: int, message: str, response: Any) -> ProviderError:
+    def _status(self, status: int, message: str, response: Any, *, too_long: bool = False) -> ProviderError:
         name = self.provider
         retried = _retries_made(response.request)
         wait = retry_after_seconds(response.headers)
@@ -115,12 +117,25 @@ class ErrorTranslator:
             text = f"provider {name!r} failed with HTTP {status} {after}: {message}"
         else:
             text = f"provider {name!r} rejected the request to model {self.model!r} (HTTP {status}): {message}"
+            if too_long:
+                return ContextTooLong(
+                    text, provider=self.provider, model=self.model, status_code=status, base_url=self.base_url
+                )
         return self._error(text, status)
 
     def _error(self, message: str, status: int | None = None) -> ProviderError:
         return ProviderError(
             message, provider=self.provider, model=self.model, status_code=status, base_url=self.base_url
         )
+
+
+CONTEXT_TOO_LONG = ("context_length_exceeded", "prompt is too long", "exceeds the available context size")
+"""What OpenAI, Anthropic and llama.cpp's server say when a request is longer than the model's window."""
+
+
+def _too_long(message: str) -> bool:
+    lowered = message.lower()
+    return any(phrase in lowered for phrase in CONTEXT_TOO_LONG)
 
 
 def _retries_made(request: Any) -> int:

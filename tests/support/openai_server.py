@@ -58,7 +58,8 @@ def chunks(turn: Turn, include_usage: bool) -> list[dict[str, Any]]:
 def render(item: Any, request: Recorded) -> Reply:
     """The reply to ``request`` for script item ``item``."""
     if isinstance(item, Fail):
-        body = {"error": {"message": item.message, "type": "error", "param": None, "code": str(item.status)}}
+        code = item.code or str(item.status)
+        body = {"error": {"message": item.message, "type": "error", "param": None, "code": code}}
         return JsonReply(item.status, body, dict(item.headers))
     if isinstance(item, Hang):
         return NoReply(item.release)

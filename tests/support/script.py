@@ -59,6 +59,8 @@ class Fail:
     status: int
     message: str = "failure"
     headers: dict[str, str] = field(default_factory=dict)
+    code: str | None = None
+    """The OpenAI body's ``error.code`` (default: the status), e.g. ``context_length_exceeded``."""
 
 
 @dataclass(frozen=True)

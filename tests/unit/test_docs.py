@@ -120,6 +120,8 @@ MODEL_FACING_PHRASES = (
     "the outcome of this call is unknown: the worker executing it stopped or lost contact (",
     "It was not retried, as a high-risk call runs at most once. Check whether it took effect before trying again.",
     "interrupted: the run ended before this call produced a result; it may or may not have run",
+    " calls exactly, and you already have its result above. Answer from it, or try something else.",
+    "the cost cap of $",
 )
 
 

@@ -81,7 +81,9 @@ class RunWorkflow:
         recorder = self._recorder = WorkflowRecorder(spec)
         facts: dict[str, CallFacts] = {}
         self._prices = ReplyPrices()
-        params = spec.params.model_copy(update={"stream": False})  # responses arrive whole from the activity
+        # Responses arrive whole from the activity. No compaction here (yet): the model activity
+        # rebuilds the conversation from the run log, which a compacted workflow session cannot change.
+        params = spec.params.model_copy(update={"stream": False, "compact": "off"})
         request = RunRequest(
             task=spec.task,
             model_id=spec.model_id,

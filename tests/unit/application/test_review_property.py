@@ -195,7 +195,10 @@ async def run_scenario(s: Scenario) -> None:
         observer=observer,
         new_run_id=lambda: "run-p",
     )
-    params = ExecutionParams(max_tool_turns=10, max_rejections=s.max_rejections, stream=s.stream)
+    # Scenarios repeat calls freely: the loop guard (tested on its own) is kept out of the way.
+    params = ExecutionParams(
+        max_tool_turns=10, max_rejections=s.max_rejections, stream=s.stream, max_repeated_calls=1000
+    )
     result = await agent.execute(RunRequest(task="property", model_id="fake:main", params=params))
 
     # Every call that was asked for (in the turns the run reached) has exactly one result.

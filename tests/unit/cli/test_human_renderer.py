@@ -82,3 +82,14 @@ def test_a_deferred_call_is_said_once_with_its_reason_and_the_votes_so_far() -> 
     renderer.close()
     lines = err.getvalue().splitlines()
     assert lines == ["  ⏸ waiting for a person: the panel split", "      gpt (reject): writes outside the task"]
+
+
+def test_a_compaction_is_one_line() -> None:
+    from quorum.domain.events import ContextCompacted
+
+    out, err = io.StringIO(), io.StringIO()
+    renderer = HumanRenderer(out, err)
+    renderer.on_event(ContextCompacted(turn=3, tokens_before=26_012, tokens_after=9_480, messages_compacted=7))
+    renderer.close()
+    shown = (out.getvalue() + err.getvalue()).splitlines()
+    assert shown == ["  context compacted: ~26,012 → ~9,480 tokens (7 messages; the run log keeps them whole)"]
