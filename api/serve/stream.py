@@ -17,6 +17,7 @@ from starlette.responses import StreamingResponse
 from quorum.domain.events import RunEvent, RunFinished, RunStopReason
 
 if TYPE_CHECKING:
+    from quorum.application.ports.run_store import RecordedEvent
     from quorum.serve.runs import RunHub
 
 
@@ -36,15 +37,17 @@ async def _messages(hub: RunHub, run_id: str, after: int) -> AsyncIterator[str]:
     if after < 0:  # the run log keeps the start as the run's header: it is sent first, numbered 0
         yield _message(0, _started(hub, run_id))
     last = max(after, 0)
+    latest: RecordedEvent | None = None  # the run's last event read so far
     while not hub.stopping:
         changed = hub.changed(run_id)  # taken before reading: a change while reading wakes the wait
-        events = hub.store.load_events(run_id)
-        for item in events:
-            if item.seq > last:
-                last = item.seq
-                yield _message(item.seq, item.event)
+        for item in hub.store.load_events(run_id, after=last):  # only what is new: a long run stays cheap
+            last, latest = item.seq, item
+            yield _message(item.seq, item.event)
+        if latest is None and after > 0:  # resumed after the end: the last event decides whether it ended
+            latest = next(iter(hub.store.load_events(run_id, after=after - 1)), None)
         if not hub.live(run_id) and (
-            (events and _final(events[-1].event)) or _abandoned(hub, run_id, events[-1].at if events else None)
+            (latest is not None and _final(latest.event))
+            or _abandoned(hub, run_id, latest.at if latest is not None else None)
         ):
             return
         await hub.wait(changed)

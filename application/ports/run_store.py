@@ -191,8 +191,11 @@ class RunStore(Protocol):
         """The id of the most recently started run, or None when the log is empty."""
         ...
 
-    def load_events(self, run_id: str) -> list[RecordedEvent]:
-        """Every recorded event of the run, in order (empty for an unknown run)."""
+    def load_events(self, run_id: str, *, after: int | None = None) -> list[RecordedEvent]:
+        """The recorded events of the run in order, or those numbered above ``after`` (empty for an unknown run).
+
+        ``after`` lets a follower read only what is new, instead of the whole run on every change.
+        """
         ...
 
     def load_history(self, run_id: str) -> list[Message]:

@@ -244,12 +244,14 @@ class SqlRunStore:
             ).fetchone()
             return None if row is None else row[0]
 
-    def load_events(self, run_id: str) -> list[RecordedEvent]:
-        sql = self.ops.sql(f"SELECT seq, at, {self.ops.text('data')} FROM events WHERE run_id = ? ORDER BY seq")
+    def load_events(self, run_id: str, *, after: int | None = None) -> list[RecordedEvent]:
+        newer = "" if after is None else " AND seq > ?"
+        sql = self.ops.sql(f"SELECT seq, at, {self.ops.text('data')} FROM events WHERE run_id = ?{newer} ORDER BY seq")
+        values = (run_id,) if after is None else (run_id, after)
         with self._read() as conn:
             return [
                 RecordedEvent(seq=seq, at=queries.time(at), event=_EVENT.validate_json(data))
-                for seq, at, data in conn.execute(sql, (run_id,)).fetchall()
+                for seq, at, data in conn.execute(sql, values).fetchall()
             ]
 
     def load_history(self, run_id: str) -> list[Message]:

@@ -79,6 +79,14 @@ async def test_recorded_events_equal_the_emitted_events(recorded: RecordedRun, s
     assert all(a.at <= b.at for a, b in itertools.pairwise(stored))
 
 
+async def test_events_after_a_number_are_the_rest_of_the_run(recorded: RecordedRun) -> None:
+    script_three_turns(recorded)
+    await recorded.run()
+    every = recorded.store.load_events("run-1")
+    for after in (0, 3, len(every) - 1, len(every) + 5):
+        assert recorded.store.load_events("run-1", after=after) == [e for e in every if e.seq > after]
+
+
 async def test_a_fresh_store_on_the_same_log_reads_the_same_run(recorded: RecordedRun, backend: Backend) -> None:
     script_three_turns(recorded)
     await recorded.run()
