@@ -53,6 +53,7 @@ class RunHub:
         self.started_at = datetime.now(UTC)
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._changed: dict[str, asyncio.Event] = {}
+        self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
 
     @property
     def store(self) -> Any:
@@ -109,8 +110,13 @@ class RunHub:
         await self._launch(run_id, self.runtime.execute(prepared), started)
         return run_id
 
-    async def decide(self, run_id: str, call_ids: tuple[str, ...], *, approve: bool, reason: str, by: str) -> None:
+    async def decide(
+        self, run_id: str, call_ids: tuple[str, ...], *, approve: bool, reason: str, by: str, always: Any = None
+    ) -> None:
         """Record a person's decision on pending calls of ``run_id`` and continue the run in this server.
+
+        ``always`` (an ``ApprovalScope``) is the terminal's "always": later calls of the run in that
+        scope are approved without asking, for as long as this server serves the run.
 
         Raises:
             NotFound: no such run.
@@ -128,7 +134,10 @@ class RunHub:
         settings = container.settings()
         started = asyncio.Event()
         recorder = build_recorder(self.runtime.store, settings, None)
-        agent = container.run_agent(observer=FanOut([recorder, _Notifier(self, run_id, started)]))
+        scopes = (*self._always.get(run_id, ()), *([always] if always is not None else []))
+        agent = container.run_agent(
+            observer=FanOut([recorder, _Notifier(self, run_id, started)]), reviewer=container.reviewer(always=scopes)
+        )
         request = ContinueRequest(
             run_id=run_id,
             approved=approve,
@@ -143,6 +152,7 @@ class RunHub:
             await self._launch(run_id, use_case.execute(request), started)
         except UsageError as error:  # refused before anything ran: nothing pending to decide
             raise Conflict(str(error)) from None
+        self._always[run_id] = list(scopes)
 
     async def cancel(self, run_id: str) -> None:
         """End ``run_id`` ``cancelled``: a run in flight is cancelled; a waiting one has its calls rejected first.

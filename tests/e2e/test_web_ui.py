@@ -143,7 +143,7 @@ def test_a_write_approved_from_its_card_after_its_diff_was_shown(served: Served,
     ARTIFACTS.mkdir(exist_ok=True)
     web.page.screenshot(path=str(ARTIFACTS / "web-ui-375.png"), full_page=True)
     assert (cli.workspace / "notes.txt").read_text() == "keep\nold line\n"
-    card.get_by_role("button", name="Approve").click()
+    card.get_by_role("button", name="Approve", exact=True).click()
     web.ends(1)
     assert card.count() == 0
     assert (cli.workspace / "notes.txt").read_text() == "keep\nnew line\n"
@@ -168,6 +168,22 @@ def test_a_write_rejected_with_a_reason_the_model_receives(served: Served, brows
     assert "not in this folder" in web.page.locator(".tool.rejected").inner_text()
 
 
+def test_always_then_a_second_matching_call_runs_without_a_card(served: Served, browser: Open) -> None:
+    cli, _ = served
+    script(cli, [write_call("a.txt", "a\n"), write_call("b.txt", "b\n", "w2"), {"text": "both written"}])
+    web = browser()
+    web.send("write two files")
+    web.page.locator(".card").get_by_role("button", name="Always").click()
+    web.ends(1)
+    assert (cli.workspace / "a.txt").read_text() == "a\n" and (cli.workspace / "b.txt").read_text() == "b\n"
+    run_id = web.server.runs()[0]["run_id"]
+    events = list(web.server.events(run_id))
+    assert [m.data["call_id"] for m in events if m.type == "approval_requested"] == ["w1"]  # one card only
+    review = next(m.data for m in events if m.type == "review" and m.data["call_id"] == "w2")
+    assert review["approved"] and "always approve write_file" in review["reason"]
+    assert web.page.locator(".tool.ok").count() == 2
+
+
 def test_a_reload_mid_run_picks_the_run_up_without_an_event_twice(served: Served, browser: Open) -> None:
     cli, _ = served
     script(cli, [write_call("a.txt", "a\n"), {"text": "done after reload"}])
@@ -176,7 +192,7 @@ def test_a_reload_mid_run_picks_the_run_up_without_an_event_twice(served: Served
     web.page.locator(".card").wait_for()
     web.page.reload()
     card = web.page.locator(".card")
-    card.get_by_role("button", name="Approve").click()
+    card.get_by_role("button", name="Approve", exact=True).click()
     web.ends(1)
     assert web.page.locator(".msg.user").all_inner_texts() == ["write a.txt"]
     assert web.page.locator(".tool").count() == 1

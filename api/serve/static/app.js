@@ -330,17 +330,29 @@ function card_for(runId, call) {
   const reject = el("button", "", "Reject");
   approve.type = reject.type = "button";
   buttons.append(approve, reject);
+  const controls = [approve, reject];
+  if (call.always) {  // offered only when the terminal would offer it: its scope, stated
+    const always = el("button", "", "Always");
+    always.type = "button";
+    always.setAttribute("aria-label", `Always approve ${call.always} for the rest of this run`);
+    always.title = `Approve, and approve ${call.always} without asking for the rest of this run`;
+    buttons.append(always);
+    controls.push(always);
+    always.addEventListener("click", () => decide(true, true));
+  }
   card.append(diff, args, label, buttons);
-  const decide = async (yes) => {
-    approve.disabled = reject.disabled = true;
+  const decide = async (yes, forRun = false) => {
+    controls.forEach((button) => { button.disabled = true; });
     const why = reason.value.trim() || (yes ? "" : "rejected in the web page");
+    const body = { call_id: call.call_id, approve: yes, reason: why, by: "web" };
+    if (forRun) body.always = true;
     try {
-      await api(runPath(runId, "/decisions"), { call_id: call.call_id, approve: yes, reason: why, by: "web" });
+      await api(runPath(runId, "/decisions"), body);
       card.remove();
       setStatus(yes ? "Approved: continuing…" : "Rejected: continuing…");
     } catch (error) {
       if (error.status === 409) { card.remove(); return; }  // decided elsewhere
-      approve.disabled = reject.disabled = false;
+      controls.forEach((button) => { button.disabled = false; });
       showError(error.message);
     }
   };
