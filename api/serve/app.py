@@ -25,7 +25,15 @@ async def _too_slow(request: Request, error: Exception) -> JSONResponse:
     return error_response(408, "the body did not arrive in time")
 
 
-def build_app(hub: RunHub, *, token: str, own_names: Iterable[str], origins: Iterable[str], max_body: int) -> Guard:
+def build_app(
+    hub: RunHub,
+    *,
+    token: str,
+    own_names: Iterable[str],
+    origins: Iterable[str],
+    max_body: int,
+    any_address: bool = False,
+) -> Guard:
     """The server's application: ``hub``'s runtime is opened at startup and closed after its runs at shutdown."""
 
     @asynccontextmanager
@@ -42,4 +50,4 @@ def build_app(hub: RunHub, *, token: str, own_names: Iterable[str], origins: Ite
     handlers: dict[Any, Any] = {**HANDLERS, BodyTooLarge: _too_large, BodyTimeout: _too_slow}
     app = Starlette(routes=[*ROUTES, *PAGE_ROUTES], exception_handlers=handlers, lifespan=lifespan)
     app.state.hub = hub
-    return Guard(app, token=token, own_names=own_names, origins=origins, max_body=max_body)
+    return Guard(app, token=token, own_names=own_names, origins=origins, max_body=max_body, any_address=any_address)

@@ -50,6 +50,14 @@ def _is_loopback(name: str) -> bool:
         return False
 
 
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 class Guard:
     """ASGI middleware enforcing the module docstring's checks before ``app`` sees a request.
 
@@ -60,16 +68,26 @@ class Guard:
             the machine's names when bound to every interface with ``--allow-remote``).
         origins: origins accepted besides the server's own (``[serve] cors_origins``).
         max_body: the largest request body, in bytes.
+        any_address: accept any IP address as ``Host`` (bound to every interface): a DNS
+            rebinding attack needs a name, never an address.
     """
 
     def __init__(
-        self, app: Any, *, token: str, own_names: Iterable[str], origins: Iterable[str], max_body: int
+        self,
+        app: Any,
+        *,
+        token: str,
+        own_names: Iterable[str],
+        origins: Iterable[str],
+        max_body: int,
+        any_address: bool = False,
     ) -> None:
         self.app = app
         self._token = token
         self._names = {host_name(n) for n in own_names if n}
         self._origins = {o.rstrip("/").lower() for o in origins}
         self._max_body = max_body
+        self._any_address = any_address
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -85,7 +103,7 @@ class Guard:
     def _refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
         host = headers.get("host", "")
         name = host_name(host)
-        if not host or not (_is_loopback(name) or name in self._names):
+        if not host or not (_is_loopback(name) or name in self._names or (self._any_address and _is_address(name))):
             return 421, "this server does not answer to that host name"
         origin = headers.get("origin")
         if origin is not None:

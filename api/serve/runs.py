@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent
+from quorum.serve.temporal import TemporalRuns
 
 if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
@@ -54,6 +55,7 @@ class RunHub:
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._changed: dict[str, asyncio.Event] = {}
         self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
+        self.temporal = TemporalRuns(runtime)
 
     @property
     def store(self) -> Any:
@@ -96,6 +98,8 @@ class RunHub:
             if self.store.get_run(parent) is None:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
+        if self.temporal.enabled():
+            return await self.temporal.start(task, model=model, history=history, parent=parent)
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()
         prepared = await prepare_run(
@@ -126,10 +130,13 @@ class RunHub:
         from quorum.application.use_cases.continue_run import ContinueRequest, ContinueRun
         from quorum.composition.observers import FanOut, build_recorder
 
-        if self.store.get_run(run_id) is None:
+        run = self.store.get_run(run_id)
+        if run is None:
             raise NotFound(f"there is no run {run_id!r} in the run log")
         if self.live(run_id):
             raise Conflict(f"run {run_id} is running, not waiting for approval")
+        if run.engine == "temporal" and await self._decide_on_temporal(run_id, call_ids, approve, reason, by):
+            return
         container = self.runtime.container
         settings = container.settings()
         started = asyncio.Event()
@@ -154,6 +161,19 @@ class RunHub:
             raise Conflict(str(error)) from None
         self._always[run_id] = list(scopes)
 
+    async def _decide_on_temporal(
+        self, run_id: str, call_ids: tuple[str, ...], approve: bool, reason: str, by: str
+    ) -> bool:
+        """Signal the decision to the run's workflow; False when it no longer runs (continue here)."""
+        from quorum.application.ports.approvals import CallDecision
+
+        pending = [p.request.call_id for p in self.store.pending(run_id)]
+        chosen = list(call_ids) or pending
+        if not chosen or not set(chosen) <= set(pending):
+            raise Conflict(f"run {run_id}: {', '.join(call_ids) or 'nothing'} is not pending")
+        decisions = [CallDecision(call_id=c, approved=approve, by=by, reason=reason) for c in chosen]
+        return await self.temporal.decide(run_id, decisions)
+
     async def cancel(self, run_id: str) -> None:
         """End ``run_id`` ``cancelled``: a run in flight is cancelled; a waiting one has its calls rejected first.
 
@@ -168,6 +188,8 @@ class RunHub:
         run = self.store.get_run(run_id)
         if run is None:
             raise NotFound(f"there is no run {run_id!r} in the run log")
+        if run.engine == "temporal":  # its workflow would end without recording the end: not from here
+            raise Conflict(f"run {run_id} runs on Temporal: cancel its workflow there (temporal workflow cancel)")
         if run.status != "awaiting_approval":
             raise Conflict(f"run {run_id} is not running here (status: {run.status})")
         await self.decide(run_id, (), approve=False, reason="cancelled through the API", by="api")

@@ -103,7 +103,12 @@ def _build(args: argparse.Namespace) -> _Server:
     )  # the token is redacted from events, outputs and the run log like any key
     hub = RunHub(Runtime(container))
     app = build_app(
-        hub, token=token, own_names=_own_names(host), origins=settings.cors_origins, max_body=settings.max_body_bytes
+        hub,
+        token=token,
+        own_names=_own_names(host),
+        origins=settings.cors_origins,
+        max_body=settings.max_body_bytes,
+        any_address=host in WILDCARDS,
     )
     config = uvicorn.Config(
         app,

@@ -64,7 +64,8 @@ def _started(hub: RunHub, run_id: str) -> RunEvent:
 def _abandoned(hub: RunHub, run_id: str, last_at: datetime | None) -> bool:
     """A run without an end whose last event is older than this server: its process died (SIGKILL)."""
     run = hub.store.get_run(run_id)
-    return run is not None and run.interrupted and (last_at or run.started_at) < hub.started_at
+    on_engine = run is not None and run.engine == "temporal"  # a worker runs it, whatever this server does
+    return run is not None and not on_engine and run.interrupted and (last_at or run.started_at) < hub.started_at
 
 
 def event_stream(hub: RunHub, run_id: str, after: int) -> StreamingResponse:

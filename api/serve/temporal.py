@@ -1,0 +1,91 @@
+"""Served runs on Temporal (``[engine] kind = "temporal"``): started as workflows, decided by signals.
+
+A run's workflow executes on the workers and records into the shared run log, so any server on
+that log follows it (the event stream reads the log) and any server decides its calls. A server
+that stops leaves its runs to the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from quorum.domain.errors import UsageError
+
+if TYPE_CHECKING:
+    from quorum.composition.runtime import Runtime
+
+RECORDED_WAIT = 60.0
+"""Seconds a start waits for a worker to record the run (its stream and page exist from then on)."""
+
+
+class TemporalRuns:
+    """The Temporal side of a ``RunHub``: one client, connected on first use."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self._client: Any = None
+
+    def _engine(self) -> Any:
+        from quorum.infrastructure.engines.settings import EngineSettings
+
+        return self._runtime.container.settings().section(EngineSettings)
+
+    def enabled(self) -> bool:
+        """Whether new runs go to Temporal."""
+        return bool(self._engine().kind == "temporal")
+
+    async def client(self) -> Any:
+        if self._client is None:
+            from quorum.infrastructure.engines.temporal.client import connect
+
+            self._client = await connect(self._engine())
+        return self._client
+
+    async def start(self, task: str, *, model: str | None, history: list[Any], parent: str | None) -> str:
+        """Start the run's workflow (``hil_mode = "defer"``); returns its id once a worker recorded it."""
+        from quorum.composition.paths import workspace_of
+        from quorum.composition.runs import prepare_run
+        from quorum.infrastructure.engines.temporal.client import start_run
+        from quorum.infrastructure.engines.temporal.messages import RunSpec
+        from quorum.infrastructure.review.settings import ReviewSettings
+
+        prepared = await prepare_run(
+            self._runtime, task, model=model, history=history, parent_run_id=parent, tool_notes=False
+        )
+        settings = self._runtime.container.settings()
+        engine = self._engine()
+        request = prepared.request
+        spec = RunSpec(
+            run_id=uuid.uuid4().hex[:16],
+            task=request.task,
+            model_id=request.model_id,
+            system_prompt=request.system_prompt,
+            params=request.params,
+            workspace=str(workspace_of(settings)),
+            hil_mode="defer",
+            approval_timeout=settings.section(ReviewSettings).approval_timeout,
+            parent_run_id=parent,
+            heartbeat_timeout=engine.heartbeat_timeout,
+        )
+        await start_run(await self.client(), spec, engine.task_queue)
+        store = self._runtime.store
+        deadline = time.monotonic() + RECORDED_WAIT
+        while store is not None and store.get_run(spec.run_id) is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)  # the worker records the run: there is no event to wait on here
+        return spec.run_id
+
+    async def decide(self, run_id: str, decisions: list[Any]) -> bool:
+        """Signal ``decisions`` to the run's workflow; False when no workflow of the run is running."""
+        from quorum.infrastructure.engines.temporal.client import running, send_decisions
+
+        client = await self.client()
+        if not await running(client, run_id):
+            return False
+        try:
+            await send_decisions(client, run_id, decisions)
+        except UsageError:
+            return False
+        return True
