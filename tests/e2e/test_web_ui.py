@@ -8,6 +8,7 @@ would have added, no script run.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ pytest.importorskip("starlette")
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts"
 """Screenshots the suite keeps (gitignored); the docs' image is refreshed with QUORUM_DOCS_IMAGES=1."""
+DOCS_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "images" / "web-ui.png"
 WAIT_MS = 60_000
 PAYLOADS = (
     "<script>window.pwned = 1</script>",
@@ -142,6 +144,8 @@ def test_a_write_approved_from_its_card_after_its_diff_was_shown(served: Served,
     assert card.evaluate("node => node.scrollWidth <= document.documentElement.clientWidth")  # fits 375 px
     ARTIFACTS.mkdir(exist_ok=True)
     web.page.screenshot(path=str(ARTIFACTS / "web-ui-375.png"), full_page=True)
+    if os.environ.get("QUORUM_DOCS_IMAGES"):  # refresh the docs' image (docs/web-ui.md)
+        web.page.screenshot(path=str(DOCS_IMAGE), full_page=True)
     assert (cli.workspace / "notes.txt").read_text() == "keep\nold line\n"
     card.get_by_role("button", name="Approve", exact=True).click()
     web.ends(1)
@@ -182,6 +186,19 @@ def test_always_then_a_second_matching_call_runs_without_a_card(served: Served, 
     review = next(m.data for m in events if m.type == "review" and m.data["call_id"] == "w2")
     assert review["approved"] and "always approve write_file" in review["reason"]
     assert web.page.locator(".tool.ok").count() == 2
+
+
+def test_a_decision_made_elsewhere_removes_the_card(served: Served, browser: Open) -> None:
+    cli, _ = served
+    script(cli, [write_call("e.txt", "e\n"), {"text": "decided elsewhere"}])
+    web = browser()
+    web.send("write e.txt")
+    web.page.locator(".card").wait_for()
+    run_id = web.server.runs()[0]["run_id"]
+    assert web.server.decide(run_id, "w1", approve=True).status_code == 200  # as another tab or a script would
+    web.ends(1)
+    assert web.page.locator(".card").count() == 0
+    assert (cli.workspace / "e.txt").read_text() == "e\n"
 
 
 def test_a_reload_mid_run_picks_the_run_up_without_an_event_twice(served: Served, browser: Open) -> None:

@@ -388,6 +388,7 @@ async function send() {
     const { run_id } = await api("/v1/runs", body);
     box.value = "";
     open(run_id);
+    loadHistory();
   } catch (error) {
     $("send").disabled = false;
     showError(error.message);
