@@ -201,6 +201,30 @@ def test_a_decision_made_elsewhere_removes_the_card(served: Served, browser: Ope
     assert (cli.workspace / "e.txt").read_text() == "e\n"
 
 
+def test_a_failed_run_and_a_lost_connection_are_shown(served: Served, browser: Open) -> None:
+    cli, servers = served
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "nothing.txt"}, "id": "r1"}]}
+    script(cli, [read])  # the script runs out at the second request: the run ends with an error
+    web = browser()
+    web.send("read it")
+    error = web.page.get_by_role("alert")
+    error.filter(has_text="The run ended error").wait_for()
+    assert "scripted" in error.inner_text()  # the run's detail
+
+    script(cli, [write_call("k.txt", "k\n"), {"text": "after the restart"}])
+    web.page.get_by_role("button", name="New chat").click()
+    web.send("write k.txt")
+    web.page.locator(".card").wait_for()
+    web.server.kill()
+    error.filter(has_text="Connection lost").wait_for()
+    servers.append(Server(cli, port=web.server.port))  # the same address, the same token (data dir)
+    web.page.locator("#error[hidden]").wait_for(state="attached")  # reconnected: the message is gone
+    web.page.locator(".card").get_by_role("button", name="Approve", exact=True).click()
+    web.page.get_by_text("after the restart").wait_for()
+    assert (cli.workspace / "k.txt").read_text() == "k\n"
+    assert web.page.locator(".tool").count() == 1 and web.page.locator(".msg.user").count() == 1
+
+
 def test_a_reload_mid_run_picks_the_run_up_without_an_event_twice(served: Served, browser: Open) -> None:
     cli, _ = served
     script(cli, [write_call("a.txt", "a\n"), {"text": "done after reload"}])
