@@ -130,6 +130,24 @@ def test_two_messages_continue_one_conversation(served: Served, browser: Open) -
     web.assert_only_the_server_was_asked()
 
 
+def test_a_run_opened_from_the_history_is_replayed_and_continued(served: Served, browser: Open) -> None:
+    cli, _ = served
+    script(cli, [{"text": "an old answer"}, {"text": "a new answer"}])
+    web = browser()
+    web.send("old question")
+    web.ends(1)
+    web.page.get_by_role("button", name="New chat").click()
+    assert web.page.locator(".msg").count() == 0
+    web.page.get_by_role("button", name="Open run: old question (end_turn)").click()
+    web.ends(1)
+    assert web.page.locator(".msg").all_inner_texts() == ["old question", "an old answer"]  # replayed once
+    web.send("go on")
+    web.ends(2)
+    assert web.page.locator(".msg.assistant").nth(1).inner_text() == "a new answer"
+    old, new = web.server.runs()[::-1]
+    assert new["parent_run_id"] == old["run_id"]
+
+
 def test_a_write_approved_from_its_card_after_its_diff_was_shown(served: Served, browser: Open) -> None:
     cli, _ = served
     cli.write("notes.txt", "keep\nold line\n")
