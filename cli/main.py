@@ -35,7 +35,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("quorum.cli.commands.init:init", "Write a commented quorum.toml for this directory."),
     "keys": ("quorum.cli.commands.keys:keys", "Store provider API keys (keyring, else a private file)."),
     "models": ("quorum.cli.commands.models:models", "List the models of the configured providers, and aliases."),
-    "serve": ("quorum.cli.commands.serve:serve", "Serve runs, events and approvals over HTTP (needs the serve extra)."),
+    "serve": ("quorum.cli.commands.serve:serve", "Serve runs, their events and approvals over HTTP."),
 }
 """name → ("module:attribute", short help). Modules not present in this build are not listed."""
 

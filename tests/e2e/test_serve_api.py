@@ -209,3 +209,17 @@ def test_a_server_killed_mid_run_keeps_the_run_which_a_new_server_continues(cli:
         assert list(again.events(follow_up))[-1].data["stop_reason"] == "end_turn"
     finally:
         again.kill()
+
+
+def test_quorum_approve_in_a_terminal_decides_a_served_run_and_its_stream_follows(cli: Cli, server: Server) -> None:
+    run_id = server.start("write one file", write_script(cli, WRITE))
+    stream = server.events(run_id)
+    for message in stream:
+        if message.type == "run_finished":
+            break
+    approved = cli("approve", run_id, "w1", "--json")
+    assert approved.code == 0, approved.stderr
+    rest = list(stream)  # events another process wrote reach the open stream
+    assert finished(rest[-1]) and rest[-1].data["output"] == "all done"
+    assert (cli.workspace / "one.txt").read_text() == "one\n"
+    assert server.decide(run_id, "w1", approve=True).status_code == 409
