@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
+ASSETS = {"markdown.js": "text/javascript", "app.js": "text/javascript", "app.css": "text/css"}
 PAGE_PATHS = frozenset({"/", *(f"/ui/{name}" for name in ASSETS)})
 """The paths served without a token: the page and its assets, nothing else."""
 

@@ -14,8 +14,9 @@ def _text(name: str) -> str:
     return files("quorum.serve").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def test_the_script_never_parses_html_nor_evaluates_strings() -> None:
-    script = _text("app.js")
+@pytest.mark.parametrize("name", ["app.js", "markdown.js"])
+def test_the_scripts_never_parse_html_nor_evaluate_strings(name: str) -> None:
+    script = _text(name)
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
         assert sink not in script, sink
 
