@@ -34,12 +34,20 @@ class NotFound(Exception):
 
 
 class _Notifier:
-    """A run's observer that wakes its streams after the recorder has written the event."""
+    """A run's observer that wakes its streams after the recorder has written the event.
 
-    def __init__(self, hub: RunHub, run_id: str, started: asyncio.Event) -> None:
-        self._hub, self._run_id, self._started = hub, run_id, started
+    With ``cancel``, the run cancels itself at its first event (it runs in the run's own task), so
+    it ends ``cancelled`` at its next await, whatever the scheduling.
+    """
+
+    def __init__(self, hub: RunHub, run_id: str, started: asyncio.Event, *, cancel: bool = False) -> None:
+        self._hub, self._run_id, self._started, self._cancel = hub, run_id, started, cancel
 
     def on_event(self, event: RunEvent) -> None:
+        if self._cancel and not self._started.is_set():
+            task = asyncio.current_task()
+            if task is not None:
+                task.cancel()
         self._started.set()
         # call_soon: after the recorder's own call_soon flush, so a woken stream reads the event
         asyncio.get_running_loop().call_soon(self._hub.notify, self._run_id)
@@ -115,10 +123,19 @@ class RunHub:
         return run_id
 
     async def decide(
-        self, run_id: str, call_ids: tuple[str, ...], *, approve: bool, reason: str, by: str, always: Any = None
+        self,
+        run_id: str,
+        call_ids: tuple[str, ...],
+        *,
+        approve: bool,
+        reason: str,
+        by: str,
+        cancel: bool = False,
+        always: Any = None,
     ) -> None:
         """Record a person's decision on pending calls of ``run_id`` and continue the run in this server.
 
+        ``cancel``: the continued run is cancelled as it starts (``POST /cancel`` of a waiting run).
         ``always`` (an ``ApprovalScope``) is the terminal's "always": later calls of the run in that
         scope are approved without asking, for as long as this server serves the run.
 
@@ -143,7 +160,8 @@ class RunHub:
         recorder = build_recorder(self.runtime.store, settings, None)
         scopes = (*self._always.get(run_id, ()), *([always] if always is not None else []))
         agent = container.run_agent(
-            observer=FanOut([recorder, _Notifier(self, run_id, started)]), reviewer=container.reviewer(always=scopes)
+            observer=FanOut([recorder, _Notifier(self, run_id, started, cancel=cancel)]),
+            reviewer=container.reviewer(always=scopes),
         )
         request = ContinueRequest(
             run_id=run_id,
@@ -192,8 +210,8 @@ class RunHub:
             raise Conflict(f"run {run_id} runs on Temporal: cancel its workflow there (temporal workflow cancel)")
         if run.status != "awaiting_approval":
             raise Conflict(f"run {run_id} is not running here (status: {run.status})")
-        await self.decide(run_id, (), approve=False, reason="cancelled through the API", by="api")
-        self._tasks[run_id].cancel()  # its pending calls are answered (rejected), then the run ends cancelled
+        # its pending calls are answered (rejected), then the run ends cancelled
+        await self.decide(run_id, (), approve=False, reason="cancelled through the API", by="api", cancel=True)
 
     async def _launch(self, run_id: str, work: Any, started: asyncio.Event) -> None:
         """Run ``work`` as the task of ``run_id``; return once its first event is out, raise what it raised before."""

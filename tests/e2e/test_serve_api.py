@@ -166,6 +166,7 @@ def test_cancel_a_run_waiting_for_approval_and_one_in_flight(cli: Cli, server: S
     assert server.http.post(f"/v1/runs/{waiting}/cancel").status_code == 202
     events = list(server.events(waiting))
     assert events[-1].data["stop_reason"] == "cancelled"
+    assert server.http.get(f"/v1/runs/{waiting}/pending").json()["items"] == []  # its call was answered
     assert not (cli.workspace / "one.txt").exists()
 
     slow = server.start("sleep", write_script(cli, SLOW))
