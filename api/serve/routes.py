@@ -88,7 +88,7 @@ async def pending(request: Request) -> Response:
         fields.pop("type", None)
         at = call.requested_at.isoformat()
         view = _view(call.request, run.workspace)
-        scope = _scope(call.request, run.workspace)
+        scope = _scope(call.request, run.workspace) if run.engine != "temporal" else None  # see _always_scope
         always = scope.label if scope is not None else None  # what "always" would cover; None: not offered
         items.append(
             {"run_id": call.run_id, "task": call.task, "requested_at": at, **fields, "view": view, "always": always}
@@ -125,6 +125,8 @@ def _always_scope(hub: RunHub, run_id: str, call_id: str) -> Any:
     waiting = next((c for c in hub.store.pending(run_id) if c.request.call_id == call_id), None)
     if waiting is None:
         raise ApiError(409, f"call {call_id!r} of run {run_id} is not waiting for a decision")
+    if run.engine == "temporal":  # the scopes live in the server continuing a run; a workflow has none
+        raise ApiError(422, "always: not offered for runs on the Temporal engine; approve each call")
     scope = _scope(waiting.request, run.workspace)
     if scope is None:  # a compound command, a wrapper, a path outside the workspace: no honest scope
         raise ApiError(422, "always: not offered for this call; approve it alone")
