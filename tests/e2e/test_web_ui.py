@@ -160,6 +160,7 @@ def test_a_write_approved_from_its_card_after_its_diff_was_shown(served: Served,
     diff = card.locator(".diff span").all_inner_texts()
     assert "-old line" in diff and "+new line" in diff and " keep" in diff
     assert card.evaluate("node => node.scrollWidth <= document.documentElement.clientWidth")  # fits 375 px
+    assert web.page.evaluate("document.documentElement.scrollWidth") <= 375  # no sideways scrolling
     ARTIFACTS.mkdir(exist_ok=True)
     web.page.screenshot(path=str(ARTIFACTS / "web-ui-375.png"), full_page=True)
     if os.environ.get("QUORUM_DOCS_IMAGES"):  # refresh the docs' image (docs/web-ui.md)
