@@ -14,9 +14,5 @@ for layer in LAYERS:
     packages.append(f"quorum.{layer}")
     packages.extend(f"quorum.{layer}.{sub}" for sub in find_packages(layer))
     package_dir[f"quorum.{layer}"] = layer
-
-package_data = {
-    "quorum": ["py.typed"],
-    "quorum.infrastructure.providers.offline": ["demo.toml"],  # --model scripted:demo after pip install
-}
-setup(packages=packages, package_dir=package_dir, package_data=package_data)
+# Package data is in pyproject.toml ([tool.setuptools.package-data]): there it wins over setup()'s.
+setup(packages=packages, package_dir=package_dir)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # imported when a run builds its reviewer
     from quorum.application.review_gate import ReviewGate
     from quorum.infrastructure.keys.store import StoredKeys
     from quorum.infrastructure.review.human import HumanPrompt
+    from quorum.infrastructure.review.scope import ApprovalScope
 
 TRUTHY = ("1", "true", "yes", "on")
 
@@ -172,9 +173,16 @@ def tool_source(container: Container, name: str) -> ToolSource:
 
 
 def reviewer_context(
-    settings: Settings, options: AppOptions, gateway: LlmGateway, prompt: HumanPrompt | None = None
+    settings: Settings,
+    options: AppOptions,
+    gateway: LlmGateway,
+    prompt: HumanPrompt | None = None,
+    always: tuple[ApprovalScope, ...] = (),
 ) -> ReviewerContext:
-    """What the review of a run is built from; ``prompt`` asks the human (None: the terminal when interactive)."""
+    """What the review of a run is built from; ``prompt`` asks the human (None: the terminal when interactive).
+
+    ``always``: the run's earlier "always" answers (a served run continued after one).
+    """
     return ReviewerContext(
         settings=settings,
         gateway=gateway,
@@ -182,6 +190,7 @@ def reviewer_context(
         auto_approve=options.yes,
         prompt=prompt,
         workspace=workspace_of(settings),
+        always=always,
     )
 
 
@@ -191,6 +200,7 @@ def build_reviewer(
     options: AppOptions,
     gateway: LlmGateway,
     prompt: HumanPrompt | None = None,
+    always: tuple[ApprovalScope, ...] = (),
 ) -> ReviewGate:
     """The review (policy rules → quorum of models → human) of one run.
 
@@ -199,7 +209,7 @@ def build_reviewer(
     """
     from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
 
-    return build_pipeline(reviewer_context(settings, options, gateway, prompt), catalog.reviewers)
+    return build_pipeline(reviewer_context(settings, options, gateway, prompt, always), catalog.reviewers)
 
 
 class Container(containers.DeclarativeContainer):

@@ -14,6 +14,7 @@ from quorum.serve.errors import HANDLERS, error_response
 from quorum.serve.guard import BodyTimeout, BodyTooLarge, Guard
 from quorum.serve.routes import ROUTES
 from quorum.serve.runs import RunHub
+from quorum.serve.web import PAGE_ROUTES
 
 
 async def _too_large(request: Request, error: Exception) -> JSONResponse:
@@ -47,6 +48,6 @@ def build_app(
             await hub.runtime.aclose()
 
     handlers: dict[Any, Any] = {**HANDLERS, BodyTooLarge: _too_large, BodyTimeout: _too_slow}
-    app = Starlette(routes=ROUTES, exception_handlers=handlers, lifespan=lifespan)
+    app = Starlette(routes=[*ROUTES, *PAGE_ROUTES], exception_handlers=handlers, lifespan=lifespan)
     app.state.hub = hub
     return Guard(app, token=token, own_names=own_names, origins=origins, max_body=max_body, any_address=any_address)

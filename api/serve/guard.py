@@ -4,7 +4,8 @@ It wraps the whole application, so a route added later cannot skip it. In order:
 
 1. ``Host`` must be a loopback name or one of the server's own names (DNS rebinding) → 421.
 2. An ``Origin`` header must be the server's own origin or in ``[serve] cors_origins`` (CSRF) → 403.
-3. Every path but ``/v1/health`` needs ``Authorization: Bearer TOKEN`` (constant-time) → 401.
+3. Every path but ``/v1/health`` and the page (``/``, ``/ui/…``, no secret in it) needs
+   ``Authorization: Bearer TOKEN`` (constant-time) → 401.
 4. A body over ``max_body_bytes`` is refused (413) from its ``Content-Length`` before reading,
    and while streamed otherwise; a body that does not arrive within ``BODY_SECONDS`` → 408.
 """
@@ -17,9 +18,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from quorum.serve.token import token_matches
+from quorum.serve.web import PAGE_PATHS
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-PUBLIC_PATHS = frozenset({"/v1/health"})
+PUBLIC_PATHS = frozenset({"/v1/health", *PAGE_PATHS})  # the page holds no secret: it asks for the token
 BODY_SECONDS = 30.0
 
 

@@ -26,6 +26,8 @@ class Decision(_Body):
     approve: bool
     reason: str = ""
     by: str = "api"
+    always: bool = False
+    """Also approve, for the rest of the run, later calls in this call's scope (the terminal's "always")."""
 
 
 class RunCreated(BaseModel):

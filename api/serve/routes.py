@@ -88,20 +88,49 @@ async def pending(request: Request) -> Response:
         fields.pop("type", None)
         at = call.requested_at.isoformat()
         view = _view(call.request, run.workspace)
-        items.append({"run_id": call.run_id, "task": call.task, "requested_at": at, **fields, "view": view})
+        scope = _scope(call.request, run.workspace) if run.engine != "temporal" else None  # see _always_scope
+        always = scope.label if scope is not None else None  # what "always" would cover; None: not offered
+        items.append(
+            {"run_id": call.run_id, "task": call.task, "requested_at": at, **fields, "view": view, "always": always}
+        )
     return JSONResponse({"items": items})
+
+
+def _call(request: Any, workspace: str | None) -> tuple[Any, Any]:
+    from pathlib import Path
+
+    from quorum.domain.tools import ToolCall
+    from quorum.infrastructure.tools.workspace import Workspace
+
+    call = ToolCall(native_id=request.call_id, name=request.name, arguments=request.arguments)
+    return call, Workspace(Path(workspace)) if workspace else None
 
 
 def _view(request: Any, workspace: str | None) -> list[str]:
     """What the terminal shows a person for the call: a file write's unified diff, a command and its directory."""
-    from pathlib import Path
-
-    from quorum.domain.tools import ToolCall
     from quorum.infrastructure.review.call_view import call_lines
-    from quorum.infrastructure.tools.workspace import Workspace
 
-    call = ToolCall(native_id=request.call_id, name=request.name, arguments=request.arguments)
-    return call_lines(call, Workspace(Path(workspace)) if workspace else None)
+    return call_lines(*_call(request, workspace))
+
+
+def _scope(request: Any, workspace: str | None) -> Any:
+    """The terminal's "always" scope of the call (``ApprovalScope``), or None when it is not offered."""
+    from quorum.infrastructure.review.scope import scope_for
+
+    return scope_for(*_call(request, workspace))
+
+
+def _always_scope(hub: RunHub, run_id: str, call_id: str) -> Any:
+    run = _run_or_404(hub, run_id)
+    waiting = next((c for c in hub.store.pending(run_id) if c.request.call_id == call_id), None)
+    if waiting is None:
+        raise ApiError(409, f"call {call_id!r} of run {run_id} is not waiting for a decision")
+    if run.engine == "temporal":  # the scopes live in the server continuing a run; a workflow has none
+        raise ApiError(422, "always: not offered for runs on the Temporal engine; approve each call")
+    scope = _scope(waiting.request, run.workspace)
+    if scope is None:  # a compound command, a wrapper, a path outside the workspace: no honest scope
+        raise ApiError(422, "always: not offered for this call; approve it alone")
+    return scope
 
 
 async def decide(request: Request) -> Response:
@@ -110,8 +139,14 @@ async def decide(request: Request) -> Response:
     body = await _body(request, Decision)
     if not body.approve and not body.reason.strip():
         raise ApiError(422, "reason: give the reason the model will see when rejecting")
+    if body.always and not body.approve:
+        raise ApiError(422, "always: only an approval can be given for the rest of the run")
+    reason, scope = body.reason.strip(), None
+    if body.always:
+        scope = _always_scope(hub, run_id, body.call_id)
+        reason = f"{reason or 'approved by the user'}; always approve {scope.label} for the rest of this run"
     try:
-        await hub.decide(run_id, (body.call_id,), approve=body.approve, reason=body.reason.strip(), by=body.by)
+        await hub.decide(run_id, (body.call_id,), approve=body.approve, reason=reason, by=body.by, always=scope)
     except NotFound as error:
         raise ApiError(404, str(error)) from None
     except Conflict as error:

@@ -62,6 +62,7 @@ class RunHub:
         self.started_at = datetime.now(UTC)
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._changed: dict[str, asyncio.Event] = {}
+        self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
         self.temporal = TemporalRuns(runtime)
 
     @property
@@ -122,11 +123,21 @@ class RunHub:
         return run_id
 
     async def decide(
-        self, run_id: str, call_ids: tuple[str, ...], *, approve: bool, reason: str, by: str, cancel: bool = False
+        self,
+        run_id: str,
+        call_ids: tuple[str, ...],
+        *,
+        approve: bool,
+        reason: str,
+        by: str,
+        cancel: bool = False,
+        always: Any = None,
     ) -> None:
         """Record a person's decision on pending calls of ``run_id`` and continue the run in this server.
 
         ``cancel``: the continued run is cancelled as it starts (``POST /cancel`` of a waiting run).
+        ``always`` (an ``ApprovalScope``) is the terminal's "always": later calls of the run in that
+        scope are approved without asking, for as long as this server serves the run.
 
         Raises:
             NotFound: no such run.
@@ -147,7 +158,11 @@ class RunHub:
         settings = container.settings()
         started = asyncio.Event()
         recorder = build_recorder(self.runtime.store, settings, None)
-        agent = container.run_agent(observer=FanOut([recorder, _Notifier(self, run_id, started, cancel=cancel)]))
+        scopes = (*self._always.get(run_id, ()), *([always] if always is not None else []))
+        agent = container.run_agent(
+            observer=FanOut([recorder, _Notifier(self, run_id, started, cancel=cancel)]),
+            reviewer=container.reviewer(always=scopes),
+        )
         request = ContinueRequest(
             run_id=run_id,
             approved=approve,
@@ -162,6 +177,7 @@ class RunHub:
             await self._launch(run_id, use_case.execute(request), started)
         except UsageError as error:  # refused before anything ran: nothing pending to decide
             raise Conflict(str(error)) from None
+        self._always[run_id] = list(scopes)
 
     async def _decide_on_temporal(
         self, run_id: str, call_ids: tuple[str, ...], approve: bool, reason: str, by: str

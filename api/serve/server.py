@@ -138,7 +138,7 @@ class _Server(uvicorn.Server):
         host, port = self.servers[0].sockets[0].getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         scheme = "https" if self._tls else "http"
-        print(f"quorum serve: {scheme}://{shown}:{port}/v1/#token={self._token}", file=sys.stderr, flush=True)
+        print(f"quorum serve: {scheme}://{shown}:{port}/#token={self._token}", file=sys.stderr, flush=True)
         if self._remote and not self._tls:
             print(
                 "quorum serve: WARNING: serving other machines without TLS: the token and every run travel in clear",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # both import feature modules that import plugin machinery: o
     from quorum.infrastructure.config.schema import Settings
     from quorum.infrastructure.keys.store import KeyLookup
     from quorum.infrastructure.review.human import HumanPrompt
+    from quorum.infrastructure.review.scope import ApprovalScope
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,8 @@ class ReviewerContext:
         prompt: the human-prompt adapter; None for the terminal (when interactive).
         workspace: the directory file tools act in, so the human step can show a write as a diff
             against the current file and scope "always" to a directory; None when unknown.
+        always: "always" answers already given for the run (a served run continued after one),
+            approving later calls in their scopes without asking.
     """
 
     settings: Settings
@@ -210,6 +213,7 @@ class ReviewerContext:
     auto_approve: bool = False
     prompt: HumanPrompt | None = None
     workspace: Path | None = None
+    always: tuple[ApprovalScope, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def human_prompt(context: ReviewerContext) -> HumanPrompt | None:
 
 def build_human(context: ReviewerContext) -> HumanReviewer:
     """The human step for this run."""
-    return HumanReviewer(hil_mode(context), human_prompt(context), workspace=workspace(context))
+    return HumanReviewer(hil_mode(context), human_prompt(context), workspace=workspace(context), always=context.always)
 
 
 def build_auto(context: ReviewerContext) -> AutoReviewer:

@@ -98,6 +98,7 @@ class HumanReviewer:
         workspace: where file paths are resolved to draw and match directory scopes; without
             one, "always" is not offered for file tools.
         clock: measures the person's latency.
+        always: scopes approved earlier in the run (a deferred run continued after "always").
     """
 
     def __init__(
@@ -107,12 +108,13 @@ class HumanReviewer:
         *,
         workspace: Workspace | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        always: Sequence[ApprovalScope] = (),
     ) -> None:
         self.mode: HilMode = mode
         self._prompt = prompt
         self._workspace = workspace
         self._clock = clock
-        self._always: list[ApprovalScope] = []
+        self._always: list[ApprovalScope] = list(always)
         self._lock = asyncio.Lock()  # one question on the terminal at a time
 
     @property
@@ -129,12 +131,12 @@ class HumanReviewer:
     ) -> ReviewDecision:
         """Decide ``call``, which reached the human step because of ``why`` after ``votes``."""
         earlier = tuple(votes)
+        covered = self._covered(call, earlier)  # first: a deferred run continued after "always" honours it
+        if covered is not None:
+            return covered
         unasked = decision_without_asking(self.mode, why, earlier)
         if unasked is not None:
             return unasked
-        covered = self._covered(call, earlier)
-        if covered is not None:
-            return covered
         if self._prompt is None:
             return ReviewDecision(
                 approved=False,

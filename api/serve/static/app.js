@@ -1,0 +1,390 @@
+// Quorum's web page. It uses only the /v1 API of the server that served it, with the token as a
+// Bearer header. Everything that came from a model, a tool or a file is put in the page as text
+// (textContent) or through renderMarkdown (markdown.js), which builds elements and never parses HTML.
+"use strict";
+
+const TOKEN_KEY = "quorum-token";
+const RUN_KEY = "quorum-run";
+const $ = (id) => document.getElementById(id);
+const state = { token: null, parent: null, run: null, stream: null, busy: false };
+
+// ---- the token: taken from the URL once, then kept in this tab's session storage only ----
+function takeToken() {
+  const url = new URL(location.href);
+  const given = new URLSearchParams(url.hash.slice(1)).get("token") || url.searchParams.get("token");
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+// ---- the API ----
+class ApiError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+async function apiError(response) {
+  let message = `HTTP ${response.status}`;
+  try { message = (await response.json()).error.message || message; } catch (e) { /* not JSON */ }
+  return new ApiError(response.status, message);
+}
+
+async function api(path, body) {
+  const init = { headers: { Authorization: "Bearer " + state.token }, cache: "no-store" };
+  if (body !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 401) { askToken("The server refused the token: enter it again."); }
+  if (!response.ok) throw await apiError(response);
+  return response.json();
+}
+
+const runPath = (id, rest = "") => "/v1/runs/" + encodeURIComponent(id) + rest;
+
+// ---- page-wide messages ----
+function setStatus(text) { $("status").textContent = text; }
+
+function showError(text) {
+  const box = $("error");
+  box.textContent = text;
+  box.hidden = !text;
+}
+
+function askToken(why) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  $("login").hidden = false;
+  showError(why);
+}
+
+// ---- one run's view: messages, tool calls, the end line ----
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function firstLines(text, n) {
+  const lines = text.split("\n");
+  return lines.slice(0, n).join("\n") + (lines.length > n ? "\n…" : "");
+}
+
+class RunView {
+  constructor(runId) {
+    this.runId = runId;
+    this.text = null;       // the assistant block being streamed into, and its source text
+    this.source = "";
+    this.tools = new Map(); // call id → its element
+    this.finished = false;
+  }
+
+  handle(type, e) {
+    const log = $("log");
+    switch (type) {
+      case "run_started":
+        if (!e.resumed) log.append(el("div", "msg user", e.task));
+        setStatus(e.resumed ? "Continuing after the decision…" : "Starting…");
+        break;
+      case "turn_started": setStatus("The model is working…"); break;
+      case "text":
+        if (this.text === null) { this.text = el("div", "msg assistant"); this.source = ""; log.append(this.text); }
+        this.source += e.text;
+        this.text.replaceChildren(renderMarkdown(this.source));
+        break;
+      case "tool_call": this.toolCall(e); break;
+      case "progress": if (e.message) setStatus(e.message); break;
+      case "approval_requested": this.waiting(e); break;
+      case "review": if (!e.approved) this.mark(e.call_id, "rejected", "rejected: " + e.reason); break;
+      case "tool_result": this.toolResult(e); break;
+      case "run_finished": this.end(e); break;
+      default: break;
+    }
+  }
+
+  toolCall(e) {
+    this.text = null;
+    const box = el("details", "tool running");
+    const summary = el("summary");
+    summary.append(el("strong", "", e.name), el("span", "risk " + e.risk, e.risk + " risk"), el("span", "state", " running…"));
+    const args = el("pre", "args", JSON.stringify(e.arguments, null, 2));
+    const output = el("pre", "output");
+    output.hidden = true;
+    box.append(summary, el("div", "label", "Arguments"), args, el("pre", "head"), output);
+    box.querySelector(".head").hidden = true;
+    box.dataset.callId = e.id;
+    this.tools.set(e.id, box);
+    $("log").append(box);
+    setStatus(`Running ${e.name}…`);
+  }
+
+  mark(callId, cls, text) {
+    const box = this.tools.get(callId);
+    if (!box) return;
+    box.className = "tool " + cls;
+    box.querySelector(".state").textContent = " " + text;
+  }
+
+  waiting(e) {
+    this.mark(e.call_id, "waiting", "waiting for a decision");
+    setStatus(`Waiting for your decision on ${e.name}`);
+  }
+
+  toolResult(e) {
+    removeCard(e.call_id);
+    const cls = e.is_rejected ? "rejected" : e.is_error ? "failed" : "ok";
+    const word = e.is_rejected ? "rejected" : e.is_error ? "failed" : "done";
+    this.mark(e.call_id, cls, `${word} in ${(e.duration_ms / 1000).toFixed(2)} s`);
+    const box = this.tools.get(e.call_id);
+    if (!box) return;
+    const head = box.querySelector(".head");
+    head.textContent = firstLines(e.output, 4);
+    head.hidden = false;
+    box.querySelector("summary").append(el("span", "preview", " — " + firstLines(e.output, 1).slice(0, 80)));
+    const output = box.querySelector(".output");
+    output.textContent = e.output;
+    output.hidden = false;
+    setStatus("The model is working…");
+  }
+
+  end(e) {
+    this.text = null;
+    if (e.stop_reason === "awaiting_approval") { showPending(this.runId); return; }
+    this.finished = true;
+    const u = e.usage || {};
+    const cost = e.cost == null ? "cost unknown" : "$" + e.cost.toFixed(4);
+    const line = el("p", "end", `${e.stop_reason} · ${u.input_tokens ?? 0} in / ${u.output_tokens ?? 0} out tokens · ${cost}`);
+    $("log").append(line);
+    if (e.stop_reason === "error" || e.stop_reason === "cancelled") {
+      showError(`The run ended ${e.stop_reason}${e.detail ? ": " + e.detail : ""}`);
+    }
+    setStatus(`Finished (${e.stop_reason})`);
+    clearCards();
+    idle(this.runId);
+  }
+}
+
+// ---- following a run's events (fetch, so the token travels as a header; Last-Event-ID on reconnect) ----
+function parseMessage(block) {
+  const fields = {};
+  for (const line of block.split("\n")) {
+    const colon = line.indexOf(":");
+    if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, "");
+  }
+  if (fields.id === undefined || fields.data === undefined) return null;
+  return { id: Number(fields.id), type: fields.event, data: JSON.parse(fields.data) };
+}
+
+async function follow(view) {
+  if (state.stream) state.stream.abort();
+  const control = new AbortController();
+  state.stream = control;
+  let last = -1;
+  let failures = 0;
+  while (!control.signal.aborted && !view.finished) {
+    try {
+      const headers = { Authorization: "Bearer " + state.token };
+      if (last >= 0) headers["Last-Event-ID"] = String(last);
+      const response = await fetch(runPath(view.runId, "/events"), { headers, signal: control.signal, cache: "no-store" });
+      if (!response.ok) {
+        const error = await apiError(response);
+        if (response.status < 500) { showError(error.message); idle(null); return; }
+        throw error;
+      }
+      if (failures) { showError(""); failures = 0; }
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replace(/\r\n/g, "\n");
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const message = parseMessage(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (message === null || (last >= 0 && message.id <= last)) continue;  // never an event twice
+          last = message.id;
+          view.handle(message.type, message.data);
+        }
+      }
+      if (view.finished) return;
+      throw new Error("the stream ended before the run");
+    } catch (error) {
+      if (control.signal.aborted) return;
+      failures += 1;
+      showError(`Connection lost (${error.message}): reconnecting…`);
+      setStatus("Reconnecting…");
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** failures, 5000)));
+    }
+  }
+}
+
+// ---- review cards ----
+function removeCard(callId) {
+  const card = document.querySelector(`.card[data-call-id="${CSS.escape(callId)}"]`);
+  if (card) card.remove();
+}
+
+function clearCards() { $("reviews").replaceChildren(); }
+
+async function showPending(runId) {
+  let items;
+  try { items = (await api(runPath(runId, "/pending"))).items; } catch (error) { showError(error.message); return; }
+  if (state.run !== runId) return;
+  let first = null;
+  for (const call of items) {
+    if (document.querySelector(`.card[data-call-id="${CSS.escape(call.call_id)}"]`)) continue;
+    const card = card_for(runId, call);
+    $("reviews").append(card);
+    first = first || card;
+  }
+  if (first) first.focus();
+}
+
+function card_for(runId, call) {
+  const card = el("section", "card");
+  const titleId = "card-" + call.call_id.replace(/[^A-Za-z0-9_-]/g, "_");
+  card.dataset.callId = call.call_id;
+  card.tabIndex = -1;
+  card.setAttribute("aria-labelledby", titleId);
+  const title = el("h3", "", `Allow ${call.name}? (${call.risk} risk)`);
+  title.id = titleId;
+  card.append(title, el("p", "why", call.reason || ""));
+  const diff = el("pre", "diff");
+  for (const line of call.view || []) {
+    const kind = line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "";
+    diff.append(el("span", kind, line));  // the line as the terminal shows it, marker included
+  }
+  const args = el("details");
+  args.append(el("summary", "", "Arguments"), el("pre", "args", JSON.stringify(call.arguments, null, 2)));
+  const label = el("label", "", "Reason (optional)");
+  const reason = el("input");
+  reason.type = "text";
+  label.append(reason);
+  const buttons = el("div", "buttons");
+  const approve = el("button", "", "Approve");
+  const reject = el("button", "", "Reject");
+  approve.type = reject.type = "button";
+  buttons.append(approve, reject);
+  const controls = [approve, reject];
+  if (call.always) {  // offered only when the terminal would offer it: its scope, stated
+    const always = el("button", "", "Always");
+    always.type = "button";
+    always.setAttribute("aria-label", `Always approve ${call.always} for the rest of this run`);
+    always.title = `Approve, and approve ${call.always} without asking for the rest of this run`;
+    buttons.append(always);
+    controls.push(always);
+    always.addEventListener("click", () => decide(true, true));
+  }
+  card.append(diff, args, label, buttons);
+  const decide = async (yes, forRun = false) => {
+    controls.forEach((button) => { button.disabled = true; });
+    const why = reason.value.trim() || (yes ? "" : "rejected in the web page");
+    const body = { call_id: call.call_id, approve: yes, reason: why, by: "web" };
+    if (forRun) body.always = true;
+    try {
+      await api(runPath(runId, "/decisions"), body);
+      card.remove();
+      setStatus(yes ? "Approved: continuing…" : "Rejected: continuing…");
+    } catch (error) {
+      if (error.status === 409) { card.remove(); return; }  // decided elsewhere
+      controls.forEach((button) => { button.disabled = false; });
+      showError(error.message);
+    }
+  };
+  approve.addEventListener("click", () => decide(true));
+  reject.addEventListener("click", () => decide(false));
+  return card;
+}
+
+// ---- chat, history ----
+function busy(runId) {
+  state.busy = true;
+  state.run = runId;
+  sessionStorage.setItem(RUN_KEY, runId);
+  $("send").disabled = true;
+}
+
+function idle(runId) {
+  state.busy = false;
+  if (runId) state.parent = runId;
+  $("send").disabled = false;
+  loadHistory();
+}
+
+async function send() {
+  const box = $("message");
+  const task = box.value;
+  if (!task.trim() || state.busy) return;
+  showError("");
+  const body = { task };
+  if (state.parent) body.parent = state.parent;
+  $("send").disabled = true;
+  try {
+    const { run_id } = await api("/v1/runs", body);
+    box.value = "";
+    open(run_id);
+    loadHistory();
+  } catch (error) {
+    $("send").disabled = false;
+    showError(error.message);
+  }
+}
+
+function open(runId, clear = false) {
+  if (clear) { $("log").replaceChildren(); clearCards(); }
+  busy(runId);
+  follow(new RunView(runId));
+}
+
+async function loadHistory() {
+  let items;
+  try { items = (await api("/v1/runs?limit=50")).items; } catch (error) { showError(error.message); return; }
+  const list = $("runs");
+  list.replaceChildren();
+  for (const run of items) {
+    const item = el("li");
+    const button = el("button", "", run.task);
+    button.type = "button";
+    button.title = `${run.run_id} · ${run.status}`;
+    button.setAttribute("aria-label", `Open run: ${run.task} (${run.status})`);
+    button.addEventListener("click", () => { showError(""); open(run.run_id, true); });
+    item.append(button);
+    list.append(item);
+  }
+}
+
+function start() {
+  $("chat").addEventListener("submit", (event) => { event.preventDefault(); send(); });
+  $("message").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); send(); }
+  });
+  $("new-chat").addEventListener("click", () => {
+    if (state.stream) state.stream.abort();
+    state.parent = state.run = null;
+    state.busy = false;
+    sessionStorage.removeItem(RUN_KEY);
+    $("log").replaceChildren();
+    clearCards();
+    showError("");
+    $("send").disabled = false;
+    setStatus("Ready");
+    $("message").focus();
+  });
+  $("login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
+    location.reload();
+  });
+  state.token = takeToken();
+  if (!state.token) { askToken("Open the address quorum serve printed (it carries the token), or enter the token."); return; }
+  loadHistory();
+  const current = sessionStorage.getItem(RUN_KEY);
+  if (current) open(current);  // a reload mid-run: the run is replayed from its first event and followed
+}
+
+start();
