@@ -190,18 +190,9 @@ async def models(request: Request) -> Response:
 async def tools(request: Request) -> Response:
     container = _hub(request).runtime.container
     sandbox = container.sandbox().describe()
-    items = []
-    for tool in await container.tool_executor().listed_tools():
-        row: dict[str, Any] = {
-            "name": tool.definition.name,
-            "risk": tool.definition.risk.value,
-            "source": tool.origin,
-            "description": tool.definition.description,
-            "per_call_risk": tool.definition.per_call_risk,
-        }
-        if tool.definition.name == "run_command" and tool.source == "builtin":
-            row["sandbox"] = sandbox
-        items.append(row)
+    from quorum.composition.listing import tool_row
+
+    items = [tool_row(tool, sandbox) for tool in await container.tool_executor().listed_tools()]
     return JSONResponse({"items": items})
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from quorum.cli.errors import handled
 from quorum.cli.flags import config_option
+from quorum.composition.listing import tool_row
 from quorum.composition.options import AppOptions
 
 if TYPE_CHECKING:  # the container is imported only when a command runs: ``quorum --help`` stays fast
@@ -36,7 +37,7 @@ def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) 
         container = compose(AppOptions(config_path=config_path, overrides=overrides))
         listed, problems = asyncio.run(_listed(container))
         status = container.sandbox()
-    rows = [_row(t, status.describe()) for t in listed]
+    rows = [tool_row(t, status.describe()) for t in listed]
     if as_json:
         for row in rows:
             click.echo(json.dumps(row))
@@ -51,23 +52,6 @@ def list_tools(as_json: bool, config_path: Path | None, workspace: Path | None) 
             click.echo("no tools available", err=True)
     for problem in problems:
         click.echo(f"quorum: warning: {problem}", err=True)
-
-
-def _row(tool: ListedTool, sandbox: str) -> dict[str, Any]:
-    """One listing row; ``run_command``'s also says how it runs (``sandbox``).
-
-    ``risk`` is the tool's default risk; ``per_call_risk`` says some of its calls are low risk.
-    """
-    row: dict[str, Any] = {
-        "name": tool.definition.name,
-        "risk": tool.definition.risk.value,
-        "source": tool.origin,
-        "description": tool.definition.description,
-        "per_call_risk": tool.definition.per_call_risk,
-    }
-    if tool.definition.name == "run_command" and tool.source == "builtin":
-        row["sandbox"] = sandbox
-    return row
 
 
 async def _listed(container: Container) -> tuple[list[ListedTool], list[str]]:
