@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import uuid
 from typing import Any
 
 import click
@@ -29,7 +28,6 @@ async def execute_temporal(
 ) -> int:
     """Start ``prepared`` (a ``PreparedRun``) on Temporal; follow it unless ``detach``. Returns the exit code."""
     from quorum.cli.run_setup import exit_code
-    from quorum.composition.paths import workspace_of
     from quorum.domain.errors import UsageError
 
     container, request = runtime.container, prepared.request
@@ -40,26 +38,12 @@ async def execute_temporal(
         raise UsageError("the Temporal engine records runs in the run log, which is disabled for this run")
     if request.history and prepared.parent_run_id is None:
         raise UsageError("a run on Temporal continues recorded runs only (--continue/--resume)")
+    from quorum.composition.temporal_spec import run_spec
     from quorum.infrastructure.engines.temporal.client import connect, start_run
-    from quorum.infrastructure.engines.temporal.messages import RunSpec
     from quorum.infrastructure.review.settings import ReviewSettings
 
-    review = settings.section(ReviewSettings)
-    hil_mode = review.hil_mode
-    if options.yes:
-        hil_mode = "auto_approve"
-    spec = RunSpec(
-        run_id=uuid.uuid4().hex[:16],
-        task=request.task,
-        model_id=request.model_id,
-        system_prompt=request.system_prompt,
-        params=request.params,
-        workspace=str(workspace_of(settings)),
-        hil_mode=hil_mode,
-        approval_timeout=review.approval_timeout,
-        parent_run_id=prepared.parent_run_id,
-        heartbeat_timeout=engine.heartbeat_timeout,
-    )
+    hil_mode = "auto_approve" if options.yes else settings.section(ReviewSettings).hil_mode
+    spec = run_spec(prepared, settings, engine, hil_mode=hil_mode)
     client = await connect(engine)
     handle = await start_run(client, spec, engine.task_queue)
     if detach:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from quorum.domain.errors import UsageError
@@ -46,30 +45,15 @@ class TemporalRuns:
 
     async def start(self, task: str, *, model: str | None, history: list[Any], parent: str | None) -> str:
         """Start the run's workflow (``hil_mode = "defer"``); returns its id once a worker recorded it."""
-        from quorum.composition.paths import workspace_of
         from quorum.composition.runs import prepare_run
+        from quorum.composition.temporal_spec import run_spec
         from quorum.infrastructure.engines.temporal.client import start_run
-        from quorum.infrastructure.engines.temporal.messages import RunSpec
-        from quorum.infrastructure.review.settings import ReviewSettings
 
         prepared = await prepare_run(
             self._runtime, task, model=model, history=history, parent_run_id=parent, tool_notes=False
         )
-        settings = self._runtime.container.settings()
         engine = self._engine()
-        request = prepared.request
-        spec = RunSpec(
-            run_id=uuid.uuid4().hex[:16],
-            task=request.task,
-            model_id=request.model_id,
-            system_prompt=request.system_prompt,
-            params=request.params,
-            workspace=str(workspace_of(settings)),
-            hil_mode="defer",
-            approval_timeout=settings.section(ReviewSettings).approval_timeout,
-            parent_run_id=parent,
-            heartbeat_timeout=engine.heartbeat_timeout,
-        )
+        spec = run_spec(prepared, self._runtime.container.settings(), engine, hil_mode="defer")
         await start_run(await self.client(), spec, engine.task_queue)
         store = self._runtime.store
         deadline = time.monotonic() + RECORDED_WAIT

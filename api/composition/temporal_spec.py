@@ -1,0 +1,33 @@
+"""The workflow input of a prepared run on the Temporal engine, shared by every driver that starts one."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from quorum.composition.runs import PreparedRun
+    from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.engines.settings import EngineSettings
+    from quorum.infrastructure.engines.temporal.messages import RunSpec
+
+
+def run_spec(prepared: PreparedRun, settings: Settings, engine: EngineSettings, *, hil_mode: str) -> RunSpec:
+    """The ``RunSpec`` of ``prepared`` under a new run id: workspace, review timeout and heartbeat from ``settings``."""
+    from quorum.composition.paths import workspace_of
+    from quorum.infrastructure.engines.temporal.messages import RunSpec
+    from quorum.infrastructure.review.settings import ReviewSettings
+
+    request = prepared.request
+    return RunSpec(
+        run_id=uuid.uuid4().hex[:16],
+        task=request.task,
+        model_id=request.model_id,
+        system_prompt=request.system_prompt,
+        params=request.params,
+        workspace=str(workspace_of(settings)),
+        hil_mode=hil_mode,
+        approval_timeout=settings.section(ReviewSettings).approval_timeout,
+        parent_run_id=prepared.parent_run_id,
+        heartbeat_timeout=engine.heartbeat_timeout,
+    )
