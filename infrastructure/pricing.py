@@ -65,31 +65,33 @@ class ProviderPrices:
         self._instances = dict(instances)
 
     def cost(self, model_id: str, usage: Usage) -> float | None:
-        try:
-            parsed = ModelId.parse(model_id)
-        except UsageError:
+        found = self._lookup(model_id)
+        if found is None:
             return None
-        instance = self._instances.get(parsed.provider)
-        settings: BaseModel | None = instance.settings if instance is not None else None
-        base_url = None
-        if isinstance(settings, PricedSettings):
-            if settings.prices is not None:
-                return settings.prices.cost(usage)
-            base_url = settings.base_url
-        kind = instance.kind if instance is not None else parsed.provider
-        return table_cost(parsed.model, kind, base_url, usage.input_tokens, usage.output_tokens)
+        model, kind, settings = found
+        if settings is not None and settings.prices is not None:
+            return settings.prices.cost(usage)
+        base_url = settings.base_url if settings is not None else None
+        return table_cost(model, kind, base_url, usage.input_tokens, usage.output_tokens)
 
     def context_window(self, model_id: str) -> int | None:
         """The model's context window from the ``genai-prices`` model data (a ``ContextWindows``)."""
+        found = self._lookup(model_id)
+        if found is None:
+            return None
+        model, kind, settings = found
+        return table_window(model, kind, settings.base_url if settings is not None else None)
+
+    def _lookup(self, model_id: str) -> tuple[str, str, PricedSettings | None] | None:
+        """(model, provider kind, the instance's priced settings if any), or None for a malformed id."""
         try:
             parsed = ModelId.parse(model_id)
         except UsageError:
             return None
         instance = self._instances.get(parsed.provider)
         settings: BaseModel | None = instance.settings if instance is not None else None
-        base_url = settings.base_url if isinstance(settings, PricedSettings) else None
         kind = instance.kind if instance is not None else parsed.provider
-        return table_window(parsed.model, kind, base_url)
+        return parsed.model, kind, settings if isinstance(settings, PricedSettings) else None
 
 
 def table_window(model: str, provider: str, base_url: str | None) -> int | None:
