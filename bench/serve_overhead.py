@@ -2,22 +2,26 @@
 
 The model is the offline scripted one (a low-risk ``list_dir`` call, then an answer), the run log
 is on in both, so the difference is the server's: the request, the run started in the server, the
-event stream read back from the run log. Figures:
+event stream read back from the run log. The clients are minimal HTTP/1.1 connections
+(``bench/raw_http.py``), one per client, so the figures are the server's, not a client library's.
+Library and server are measured in alternating rounds (medians), so a machine busy with other work
+weighs on both alike. Figures:
 
 - per run, sequential: median wall time of ``Agent.run`` vs ``POST /v1/runs`` + the event stream
   read to its end;
 - 200 concurrent runs: runs/s of ``asyncio.gather`` over one ``Agent`` vs 200 clients of one server
-  (goal: at least half the library's figure);
-- memory per open event stream: the server's RSS growth with 200 streams open on a run waiting
-  for approval, divided by 200.
+  (goal: at least half the library's figure), median of ``--rounds`` rounds each;
+- memory per open event stream: a fresh server's RSS growth with 200 more streams open on a run
+  waiting for approval (after one stream has warmed it), divided by 200.
 
-    python bench/serve_overhead.py [--runs 40] [--concurrent 200]
+    python bench/serve_overhead.py [--runs 40] [--concurrent 200] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import statistics
@@ -31,6 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.raw_http import RawClient  # noqa: E402
 from tests.support.net import free_port, wait_listening  # noqa: E402
 
 SCRIPT = {"turns": [{"tool_calls": [{"name": "list_dir", "arguments": {}}]}, {"text": "done"}]}
@@ -44,52 +49,47 @@ def _env(root: Path) -> dict[str, str]:
     return env
 
 
-async def library(workspace: Path, model: str, runs: int, concurrent: int) -> tuple[list[float], float]:
-    from quorum import Agent
-
-    agent = Agent(model=model, builtins="read_only", workspace=workspace, run_log=workspace.parent / "lib.db")
-    try:
-        times = []
-        for _ in range(runs + 3):
-            start = time.perf_counter()
-            result = await agent.run("look")
-            times.append(time.perf_counter() - start)
-            assert result.output == "done", result
-        start = time.perf_counter()
-        results = await asyncio.gather(*(agent.run("look") for _ in range(concurrent)))
-        rate = concurrent / (time.perf_counter() - start)
-        assert all(r.output == "done" for r in results)
-        return times[3:], rate
-    finally:
-        await agent.aclose()
+async def library_run(agent: Any) -> None:
+    result = await agent.run("look")
+    assert result.output == "done", result
 
 
-async def one_served(client: Any, model: str) -> str:
-    answer = await client.post("/v1/runs", json={"task": "look", "model": model})
-    run_id: str = answer.json()["run_id"]
-    last = ""
-    async with client.stream("GET", f"/v1/runs/{run_id}/events") as stream:
-        async for line in stream.aiter_lines():
-            if line.startswith("data: "):
-                last = line[6:]
-    assert json.loads(last)["output"] == "done", last
+async def one_served(host: str, port: int, token: str, model: str) -> str:
+    """One client: start a run, then read its event stream to the end; returns the run id."""
+    async with RawClient(host, port, token) as client:
+        status, answer = await client.post_json("/v1/runs", {"task": "look", "model": model})
+        assert status == 201, answer
+        run_id: str = answer["run_id"]
+        text = b"".join([chunk async for chunk in client.stream(f"/v1/runs/{run_id}/events")]).decode()
+    last = [line for line in text.splitlines() if line.startswith("data: ")][-1]
+    assert json.loads(last[6:])["output"] == "done", last
     return run_id
 
 
-async def served(base: str, token: str, model: str, runs: int, concurrent: int) -> tuple[list[float], float]:
-    import httpx2
+async def measure(workspace: Path, model: str, port: int, token: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Sequential times and concurrent rates of the library and the server, in alternating rounds."""
+    from quorum import Agent
 
-    limits = httpx2.Limits(max_connections=concurrent + 10, max_keepalive_connections=concurrent + 10)
-    headers = {"Authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(base_url=base, headers=headers, timeout=600, limits=limits) as client:
-        times = []
-        for _ in range(runs + 3):
-            start = time.perf_counter()
-            await one_served(client, model)
-            times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        await asyncio.gather(*(one_served(client, model) for _ in range(concurrent)))
-        return times[3:], concurrent / (time.perf_counter() - start)
+    agent = Agent(model=model, builtins="read_only", workspace=workspace, run_log=workspace.parent / "lib.db")
+    served_run = functools.partial(one_served, "127.0.0.1", port, token, "scripted:s.json")
+    figures: dict[str, list[float]] = {"lib": [], "http": [], "lib_rate": [], "http_rate": []}
+    try:
+        for _ in range(3):  # warm both: imports, connections, the run logs
+            await library_run(agent)
+            await served_run()
+        for _ in range(args.runs):
+            for name, work in (("lib", lambda: library_run(agent)), ("http", served_run)):
+                start = time.perf_counter()
+                await work()
+                figures[name].append(time.perf_counter() - start)
+        for _ in range(args.rounds):
+            for name, work in (("lib_rate", lambda: library_run(agent)), ("http_rate", served_run)):
+                start = time.perf_counter()
+                await asyncio.gather(*(work() for _ in range(args.concurrent)))
+                figures[name].append(args.concurrent / (time.perf_counter() - start))
+    finally:
+        await agent.aclose()
+    return {name: statistics.median(values) for name, values in figures.items()}
 
 
 def rss_kib(pid: int) -> int:
@@ -99,40 +99,62 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-async def stream_memory(base: str, token: str, model: str, pid: int, streams: int) -> float:
-    """KiB of server memory per open event stream on a run waiting for approval."""
-    import httpx2
+async def stream_memory(port: int, token: str, model: str, pid: int, streams: int) -> float:
+    """KiB of server RSS per open event stream on a run waiting for approval (after one warming stream)."""
+    async with RawClient("127.0.0.1", port, token) as client:
+        status, answer = await client.post_json("/v1/runs", {"task": "wait", "model": model})
+        assert status == 201, answer
+    run_id = answer["run_id"]
+    waiting = 0
+    all_open = asyncio.Event()
 
-    limits = httpx2.Limits(max_connections=streams + 10)
-    headers = {"Authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(base_url=base, headers=headers, timeout=600, limits=limits) as client:
-        run_id = (await client.post("/v1/runs", json={"task": "wait", "model": model})).json()["run_id"]
-        opened = asyncio.Event()
-        count = [0]
+    async def hold(counted: bool) -> None:
+        nonlocal waiting
+        async with RawClient("127.0.0.1", port, token) as client:
+            async for chunk in client.stream(f"/v1/runs/{run_id}/events"):
+                if b"awaiting_approval" in chunk:
+                    waiting += 1
+                    if waiting == streams + 1:
+                        all_open.set()
+                    await asyncio.Event().wait()  # held open until cancelled
 
-        async def hold() -> None:
-            async with client.stream("GET", f"/v1/runs/{run_id}/events") as stream:
-                async for line in stream.aiter_lines():
-                    if "awaiting_approval" in line:
-                        count[0] += 1
-                        if count[0] == streams:
-                            opened.set()
-                        await asyncio.Event().wait()  # held open until cancelled
+    holders = [asyncio.create_task(hold(False))]
+    while waiting < 1:  # the first stream warms the route (imports, caches): not counted
+        await asyncio.sleep(0.05)
+    before = rss_kib(pid)
+    holders += [asyncio.create_task(hold(True)) for _ in range(streams)]
+    await all_open.wait()
+    after = rss_kib(pid)
+    for task in holders:
+        task.cancel()
+    await asyncio.gather(*holders, return_exceptions=True)
+    return (after - before) / streams
 
-        before = rss_kib(pid)
-        holders = [asyncio.create_task(hold()) for _ in range(streams)]
-        await opened.wait()
-        after = rss_kib(pid)
-        for task in holders:
-            task.cancel()
-        await asyncio.gather(*holders, return_exceptions=True)
-        return (after - before) / streams
+
+class Server:
+    """``python -m quorum.serve`` on a free port, in ``workspace``, for the benchmark's duration."""
+
+    def __init__(self, workspace: Path, env: dict[str, str]) -> None:
+        self.port = free_port()
+        command = [sys.executable, "-m", "quorum.serve", "--port", str(self.port), "--workspace", str(workspace)]
+        self.process = subprocess.Popen(command, cwd=workspace, env=env, stderr=subprocess.PIPE, text=True)
+        assert self.process.stderr is not None
+        self.token = self.process.stderr.readline().strip().rsplit("#token=", 1)[1]
+        wait_listening(self.process, self.port, "quorum serve")  # type: ignore[arg-type]
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(60)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--concurrent", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -143,27 +165,20 @@ def main() -> None:
         env = _env(root)
         os.environ.update({k: env[k] for k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")})
         model = f"scripted:{workspace / 's.json'}"
-        lib_times, lib_rate = asyncio.run(library(workspace, model, args.runs, args.concurrent))
-        port = free_port()
-        command = [sys.executable, "-m", "quorum.serve", "--port", str(port), "--workspace", str(workspace)]
-        server = subprocess.Popen(command, cwd=workspace, env=env, stderr=subprocess.PIPE, text=True)
-        try:
-            assert server.stderr is not None
-            token = server.stderr.readline().strip().rsplit("#token=", 1)[1]
-            wait_listening(server, port, "quorum serve")  # type: ignore[arg-type]
-            base = f"http://127.0.0.1:{port}"
-            http_times, http_rate = asyncio.run(served(base, token, "scripted:s.json", args.runs, args.concurrent))
-            per_stream = asyncio.run(stream_memory(base, token, "scripted:w.json", server.pid, args.concurrent))
-        finally:
-            server.terminate()
-            server.wait(60)
-    lib, http = statistics.median(lib_times) * 1000, statistics.median(http_times) * 1000
+        with Server(workspace, env) as server:
+            got = asyncio.run(measure(workspace, model, server.port, server.token, args))
+        with Server(workspace, env) as server:  # a fresh process: RSS not inflated by the runs above
+            per_stream = asyncio.run(
+                stream_memory(server.port, server.token, "scripted:w.json", server.process.pid, args.concurrent)
+            )
+    lib, http = got["lib"] * 1000, got["http"] * 1000
     print(f"per run, median of {args.runs}: library {lib:.1f} ms, HTTP+SSE {http:.1f} ms (+{http - lib:.1f} ms)")
     print(
-        f"{args.concurrent} concurrent runs: library {lib_rate:.0f} runs/s, HTTP+SSE {http_rate:.0f} runs/s"
-        f" ({http_rate / lib_rate:.0%} of the library; goal >= 50%)"
+        f"{args.concurrent} concurrent runs, median of {args.rounds} rounds: library {got['lib_rate']:.0f} runs/s,"
+        f" HTTP+SSE {got['http_rate']:.0f} runs/s ({got['http_rate'] / got['lib_rate']:.0%} of the library;"
+        " goal >= 50%)"
     )
-    print(f"memory per open event stream: {per_stream:.0f} KiB ({args.concurrent} streams)")
+    print(f"memory per open event stream: {per_stream:.1f} KiB ({args.concurrent} streams)")
 
 
 if __name__ == "__main__":

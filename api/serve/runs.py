@@ -9,17 +9,22 @@ the asyncio task of each run in flight, and a wake-up for the streams following 
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
+from collections import OrderedDict
 from contextlib import suppress
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quorum.domain.errors import UsageError
-from quorum.domain.events import RunEvent
+from quorum.domain.events import RunEvent, RunStarted
 from quorum.serve.temporal import TemporalRuns
 
 if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
+
+STARTS_KEPT = 1024
+"""How many runs' start events the hub keeps for the streams' first message (older ones are read from the run log)."""
 
 FOLLOW_POLL = 1.0
 """Seconds a stream waits for a wake-up before reading the run log again (events another process wrote)."""
@@ -44,6 +49,8 @@ class _Notifier:
         self._hub, self._run_id, self._started, self._cancel = hub, run_id, started, cancel
 
     def on_event(self, event: RunEvent) -> None:
+        if isinstance(event, RunStarted) and not event.resumed:  # a stream starts with the first start
+            self._hub.remember_start(event)
         if self._cancel and not self._started.is_set():
             task = asyncio.current_task()
             if task is not None:
@@ -62,12 +69,13 @@ class RunHub:
         self.started_at = datetime.now(UTC)
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._changed: dict[str, asyncio.Event] = {}
+        self._starts: OrderedDict[str, RunStarted] = OrderedDict()  # the newest runs' starts, as recorded
         self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
         self.temporal = TemporalRuns(runtime)
 
-    @property
+    @functools.cached_property
     def store(self) -> Any:
-        """The run log (a ``RunStore`` that keeps pending approvals)."""
+        """The run log (a ``RunStore`` that keeps pending approvals), looked up once."""
         from quorum.composition.stores import as_approvals
 
         return as_approvals(self.runtime.store)
@@ -76,6 +84,20 @@ class RunHub:
         """Whether this server executes ``run_id`` right now."""
         task = self._tasks.get(run_id)
         return task is not None and not task.done()
+
+    def remember_start(self, event: RunStarted) -> None:
+        """Keep a run's (redacted) start event: a stream's first message, without a query of the run log."""
+        self._starts[event.run_id] = event
+        if len(self._starts) > STARTS_KEPT:
+            self._starts.popitem(last=False)
+
+    def start_of(self, run_id: str) -> RunStarted:
+        """The start event of ``run_id``: kept from this server's runs, else built from its run-log header."""
+        kept = self._starts.get(run_id)
+        if kept is not None:
+            return kept
+        run = self.store.get_run(run_id)
+        return RunStarted(run_id=run.run_id, model=run.model, task=run.task)
 
     def changed(self, run_id: str) -> asyncio.Event:
         """An event set at the next change of ``run_id`` (take it before reading the run log)."""

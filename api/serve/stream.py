@@ -35,14 +35,17 @@ def _final(event: RunEvent) -> bool:
 
 async def _messages(hub: RunHub, run_id: str, after: int) -> AsyncIterator[str]:
     if after < 0:  # the run log keeps the start as the run's header: it is sent first, numbered 0
-        yield _message(0, _started(hub, run_id))
+        yield _message(0, hub.start_of(run_id))
     last = max(after, 0)
     latest: RecordedEvent | None = None  # the run's last event read so far
     while not hub.stopping:
         changed = hub.changed(run_id)  # taken before reading: a change while reading wakes the wait
+        batch = []
         for item in hub.store.load_events(run_id, after=last):  # only what is new: a long run stays cheap
             last, latest = item.seq, item
-            yield _message(item.seq, item.event)
+            batch.append(_message(item.seq, item.event))
+        if batch:  # one write for what is new: a busy server sends a chunk per wake-up, not per event
+            yield "".join(batch)
         if latest is None and after > 0:  # resumed after the end: the last event decides whether it ended
             latest = next(iter(hub.store.load_events(run_id, after=after - 1)), None)
         if not hub.live(run_id) and (
@@ -55,13 +58,6 @@ async def _messages(hub: RunHub, run_id: str, after: int) -> AsyncIterator[str]:
 
 def _message(seq: int, event: RunEvent) -> str:
     return f"id: {seq}\nevent: {event.type}\ndata: {event_json(event)}\n\n"
-
-
-def _started(hub: RunHub, run_id: str) -> RunEvent:
-    from quorum.domain.events import RunStarted
-
-    run = hub.store.get_run(run_id)
-    return RunStarted(run_id=run.run_id, model=run.model, task=run.task)
 
 
 def _abandoned(hub: RunHub, run_id: str, last_at: datetime | None) -> bool:
