@@ -59,8 +59,9 @@ async def follow_run(
     client: Any, store: Any, run_id: str, renderer: Any, *, handle: Any, ask: bool, after_seq: int = -1
 ) -> Any:
     """Render the run's events until it ends, or stops ``awaiting_approval`` with nobody to ask here."""
-    from quorum.domain.errors import RunFailure
-    from quorum.infrastructure.engines.temporal.client import follow, result_of, send_decisions
+    from quorum.composition.stores import as_approvals
+    from quorum.domain.errors import RunFailure, UsageError
+    from quorum.infrastructure.engines.temporal.client import claim_and_signal, follow, result_of
 
     ended = asyncio.ensure_future(handle.result())
     try:
@@ -78,7 +79,10 @@ async def follow_run(
             decisions = _ask_here(store, run_id)
             if not decisions:
                 return result
-            await send_decisions(client, run_id, decisions)
+            try:
+                await claim_and_signal(client, as_approvals(store), run_id, decisions)
+            except UsageError as error:  # someone decided first (a server, another terminal): theirs stands
+                click.echo(f"quorum: {error}", err=True)
     finally:
         ended.cancel()
 
@@ -107,8 +111,8 @@ def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
     Where a run lives is recorded with it (``runs.engine``), so ``approve``/``reject`` need no
     ``--engine``. Returns None when the run is not on Temporal, or its workflow is no longer
     running there (the caller continues the run in this process; a decision is claimed once
-    either way), else the exit code. The calls are checked to be pending first (exit 2
-    otherwise); the workflow claims them in the run log, once, before it settles them.
+    either way), else the exit code. The decisions are claimed in the run log here (exit 2 when a
+    call is no longer pending: someone decided first), then signalled to the workflow.
     """
     from quorum.cli.compose import compose
 
@@ -125,7 +129,7 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
     from quorum.cli.run_setup import exit_code, renderer_for
     from quorum.composition.stores import as_approvals
     from quorum.domain.errors import UsageError
-    from quorum.infrastructure.engines.temporal.client import connect, running, send_decisions
+    from quorum.infrastructure.engines.temporal.client import claim_and_signal, connect, running
 
     engine = temporal_settings(container.settings())
     client = await connect(engine)
@@ -149,7 +153,7 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
         from quorum.composition.model_choice import choose_model
 
         model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
-    await send_decisions(client, request.run_id, decisions, model_id=model_id)
+    await claim_and_signal(client, store, request.run_id, decisions, model_id=model_id)  # once, whoever races
     renderer = renderer_for(options.json, display)
     handle = client.get_workflow_handle(request.run_id)
     result = await follow_run(client, store, request.run_id, renderer, handle=handle, ask=False, after_seq=after)

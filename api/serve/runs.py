@@ -212,14 +212,17 @@ class RunHub:
         if not chosen or not set(chosen) <= set(pending):
             raise Conflict(f"run {run_id}: {', '.join(call_ids) or 'nothing'} is not pending")
         decisions = [CallDecision(call_id=c, approved=approve, by=by, reason=reason) for c in chosen]
-        return await self.temporal.decide(run_id, decisions)
+        try:
+            return await self.temporal.decide(run_id, decisions)
+        except UsageError as error:  # another server or a terminal claimed it first
+            raise Conflict(str(error)) from None
 
     async def cancel(self, run_id: str) -> None:
         """End ``run_id`` ``cancelled``: a run in flight is cancelled; a waiting one has its calls rejected first.
 
         Raises:
             NotFound: no such run.
-            Conflict: the run has finished, or runs in another process.
+            Conflict: the run has finished, or runs in another process (not on Temporal).
         """
         task = self._tasks.get(run_id)
         if task is not None and not task.done():
@@ -228,8 +231,8 @@ class RunHub:
         run = self.store.get_run(run_id)
         if run is None:
             raise NotFound(f"there is no run {run_id!r} in the run log")
-        if run.engine == "temporal":  # its workflow would end without recording the end: not from here
-            raise Conflict(f"run {run_id} runs on Temporal: cancel its workflow there (temporal workflow cancel)")
+        if run.engine == "temporal" and await self.temporal.cancel(run_id):
+            return  # its workflow answers the unfinished calls and records the end
         if run.status != "awaiting_approval":
             raise Conflict(f"run {run_id} is not running here (status: {run.status})")
         # its pending calls are answered (rejected), then the run ends cancelled

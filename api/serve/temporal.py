@@ -11,8 +11,6 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from quorum.domain.errors import UsageError
-
 if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
 
@@ -62,14 +60,24 @@ class TemporalRuns:
         return spec.run_id
 
     async def decide(self, run_id: str, decisions: list[Any]) -> bool:
-        """Signal ``decisions`` to the run's workflow; False when no workflow of the run is running."""
-        from quorum.infrastructure.engines.temporal.client import running, send_decisions
+        """Claim ``decisions`` in the run log and signal them to the run's workflow.
+
+        Returns False when no workflow of the run is running (the caller continues the run itself).
+
+        Raises:
+            UsageError: a call was decided already (by another server or a terminal): nothing signalled.
+        """
+        from quorum.composition.stores import as_approvals
+        from quorum.infrastructure.engines.temporal.client import claim_and_signal, running
 
         client = await self.client()
         if not await running(client, run_id):
             return False
-        try:
-            await send_decisions(client, run_id, decisions)
-        except UsageError:
-            return False
+        await claim_and_signal(client, as_approvals(self._runtime.store), run_id, decisions)
         return True
+
+    async def cancel(self, run_id: str) -> bool:
+        """Ask the run's workflow to cancel (it records the end); False when its workflow no longer runs."""
+        from quorum.infrastructure.engines.temporal.client import cancel_run
+
+        return await cancel_run(await self.client(), run_id)

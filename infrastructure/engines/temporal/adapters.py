@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from quorum.domain.review import ReviewDecision, Vote
     from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult, ToolSpec
     from quorum.infrastructure.engines.temporal.messages import CallFacts, PanelRequest, Prepared, RunSpec, ToolRequest
-    from quorum.infrastructure.engines.temporal.policies import LOW_RISK, MODEL, ONCE, cause_of
+    from quorum.infrastructure.engines.temporal.policies import LOW_RISK, MODEL, ONCE, cause_of, raise_if_cancelled
     from quorum.infrastructure.review.human import decision_without_asking
 
 
@@ -62,6 +62,7 @@ class ActivityExecutor:
                 retry_policy=ONCE if high else LOW_RISK,
             )
         except ActivityError as error:
+            raise_if_cancelled(error)  # the run's cancel: the loop answers the call and ends cancelled
             if high:
                 return ToolResult(output=say.outcome_unknown(cause_of(error)), is_error=True)
             return ToolResult(output=f"the call failed on every attempt: {cause_of(error)}", is_error=True)
@@ -84,6 +85,7 @@ class ActivityPanel:
                 retry_policy=RetryPolicy(maximum_attempts=2),
             )
         except ActivityError as error:  # fail closed
+            raise_if_cancelled(error)
             return ReviewDecision(
                 approved=False, decided_by="quorum", reason=say.review_failed("the review panel", cause_of(error))
             )

@@ -9,6 +9,7 @@ so ``quorum logs show`` and the live output cannot disagree.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +18,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError, RPCStatusCode
 
 from quorum.application.execution import RunResult
-from quorum.application.ports.approvals import CallDecision
+from quorum.application.ports.approvals import CallDecision, PendingApprovals
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.run_store import RunStore
 from quorum.domain.errors import RunFailure, UsageError
@@ -85,6 +86,46 @@ async def send_decisions(
         if error.status == RPCStatusCode.NOT_FOUND:
             raise UsageError(f"run {run_id} is not running on Temporal") from None
         raise RunFailure(f"Temporal: {error}") from None
+
+
+async def claim_and_signal(
+    client: Client,
+    approvals: PendingApprovals,
+    run_id: str,
+    decisions: Sequence[CallDecision],
+    *,
+    model_id: str | None = None,
+) -> None:
+    """Claim people's decisions in the run log, once across every process, then signal them to the workflow.
+
+    Of two people (servers, terminals) deciding the same call at once, one claim wins; the other
+    gets ``UsageError`` and nothing is signalled for it. The workflow's own claim of the signalled
+    decisions is then a repeat of this one (same decision id) and succeeds.
+
+    Raises:
+        UsageError: a call is not pending (already decided, by anyone), or the run is not waiting.
+        RunFailure: the claim was recorded but the signal could not be sent (Temporal unreachable).
+    """
+    decision_id = uuid.uuid4().hex
+    claimed = [d.model_copy(update={"decision_id": decision_id}) for d in decisions]
+    approvals.claim(run_id, claimed)
+    try:
+        await send_decisions(client, run_id, claimed, model_id=model_id)
+    except UsageError:
+        raise RunFailure(f"run {run_id}: the decision was recorded, but its workflow no longer runs") from None
+
+
+async def cancel_run(client: Client, run_id: str) -> bool:
+    """Ask the run's workflow to cancel (it records the run's end ``cancelled``); False when none is running."""
+    if not await running(client, run_id):
+        return False
+    try:
+        await client.get_workflow_handle(run_id).cancel()
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return False
+        raise RunFailure(f"Temporal: {error}") from None
+    return True
 
 
 async def follow(

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta
     from quorum.domain.tools import ToolResult
     from quorum.infrastructure.engines.temporal.messages import CallFacts, ModelReply, ModelRequest, RunSpec
-    from quorum.infrastructure.engines.temporal.policies import MODEL, RETRY, cause_of
+    from quorum.infrastructure.engines.temporal.policies import MODEL, RETRY, cause_of, raise_if_cancelled
     from quorum.infrastructure.engines.temporal.recorder import WorkflowRecorder
 
 
@@ -99,6 +99,7 @@ class ActivitySession:
                 "quorum.model", request, result_type=ModelReply, start_to_close_timeout=MODEL, retry_policy=RETRY
             )
         except ActivityError as error:
+            raise_if_cancelled(error)
             raise ProviderError(cause_of(error), provider=self._model_id.partition(":")[0]) from None
         self._facts.update(reply.facts)
         usage = reply.response.usage

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
 
 QUICK = timedelta(seconds=60)
 """Run-log writes and claims."""
@@ -27,3 +28,13 @@ def cause_of(error: BaseException) -> str:
     if isinstance(cause, ApplicationError):
         return cause.message
     return str(cause or error)
+
+
+def raise_if_cancelled(error: ActivityError) -> None:
+    """Raise ``asyncio.CancelledError`` when ``error`` is the activity's end by the workflow's cancel.
+
+    A cancelled workflow sees its activity fail with a cancellation cause; taken for a failed
+    call, the run would go on (the model asked again) instead of ending ``cancelled``.
+    """
+    if is_cancelled_exception(error):
+        raise asyncio.CancelledError

@@ -7,14 +7,17 @@ other, and the first server's stream sees it to its end.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from tests.e2e.conftest import Cli
-from tests.e2e.serve_client import Server, awaiting, finished, write_script
+from tests.e2e.serve_client import DEADLINE, Server, awaiting, finished, write_script
 from tests.integration.temporal.conftest import Worker
 from tests.support.postgres import PostgresServer, start_server
+from tests.support.sandbox import processes_running
 
 pytest.importorskip("starlette")
 
@@ -25,6 +28,20 @@ WRITE = [
     },
     {"text": "all done"},
 ]
+SLOW = [
+    {"tool_calls": [{"name": "run_command", "arguments": {"command": "touch started && sleep 3017"}, "id": "c1"}]},
+    {"text": "slept"},
+]
+
+
+def eventually(condition: Callable[[], bool], deadline: float = DEADLINE) -> bool:
+    """Whether ``condition`` holds within ``deadline`` seconds (a process or a file another process makes)."""
+    end = time.monotonic() + deadline
+    while not condition():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 @pytest.fixture(scope="module")
@@ -81,11 +98,59 @@ def test_a_run_on_temporal_started_through_one_server_is_approved_through_anothe
     assert [m.id for m in head + rest] == [m.id for m in second.events(run_id)]
 
 
-def test_a_run_on_temporal_is_not_cancelled_by_a_server(shared: tuple[Cli, Server, Server]) -> None:
+def test_two_servers_deciding_the_same_call_at_once_on_temporal_one_wins_and_it_runs_once(
+    shared: tuple[Cli, Server, Server],
+) -> None:
     cli, first, second = shared
     run_id = first.start("write o", write_script(cli, WRITE))
     first.until_waiting(run_id)
-    refused = second.http.post(f"/v1/runs/{run_id}/cancel")
-    assert refused.status_code == 409 and "Temporal" in refused.json()["error"]["message"]
-    assert first.decide(run_id, "w1", approve=False, reason="no").status_code == 200
-    assert list(first.events(run_id))[-1].data["stop_reason"] == "end_turn"
+    barrier = threading.Barrier(2)
+    statuses: list[int] = []
+
+    def decide(server: Server) -> None:
+        with server.client(server.token) as client:
+            barrier.wait(DEADLINE)
+            answer = client.post(f"/v1/runs/{run_id}/decisions", json={"call_id": "w1", "approve": True})
+            statuses.append(answer.status_code)
+
+    threads = [threading.Thread(target=decide, args=(server,)) for server in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(DEADLINE)
+    assert sorted(statuses) == [200, 409]
+    events = list(second.events(run_id))
+    assert [m.data["call_id"] for m in events if m.type == "tool_result"] == ["w1"]  # executed once
+    assert finished(events[-1]) and events[-1].data["output"] == "all done"
+    assert (cli.workspace / "o.txt").read_text() == "o"
+
+
+def test_a_run_on_temporal_waiting_for_approval_is_cancelled_through_another_server(
+    shared: tuple[Cli, Server, Server],
+) -> None:
+    cli, first, second = shared
+    run_id = first.start("write o", write_script(cli, WRITE))
+    first.until_waiting(run_id)
+    assert second.http.post(f"/v1/runs/{run_id}/cancel").status_code == 202
+    events = list(first.events(run_id))
+    assert events[-1].data["stop_reason"] == "cancelled"
+    assert [m.data["call_id"] for m in events if m.type == "tool_result"] == ["w1"]  # its call was answered
+    assert second.http.get(f"/v1/runs/{run_id}/pending").json()["items"] == []
+    assert second.http.get(f"/v1/runs/{run_id}").json()["status"] == "cancelled"
+    assert not (cli.workspace / "o.txt").exists()
+    assert second.http.post(f"/v1/runs/{run_id}/cancel").status_code == 409  # over
+
+
+def test_a_run_on_temporal_in_flight_is_cancelled_and_its_command_stopped(shared: tuple[Cli, Server, Server]) -> None:
+    cli, first, second = shared
+    run_id = first.start("sleep", write_script(cli, SLOW))
+    first.until_waiting(run_id)
+    assert second.decide(run_id, "c1", approve=True).status_code == 200  # the command starts on the worker
+    started = cli.workspace / "started"
+    list(first.events(run_id, until=lambda m: m.type == "review"))
+    assert eventually(started.exists), "the approved command did not start"
+    assert second.http.post(f"/v1/runs/{run_id}/cancel").status_code == 202
+    events = list(first.events(run_id))
+    assert events[-1].data["stop_reason"] == "cancelled"
+    assert [m.data["call_id"] for m in events if m.type == "tool_result"] == ["c1"]
+    assert eventually(lambda: not processes_running("sleep 3017")), "the cancelled command still runs"
