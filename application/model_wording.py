@@ -156,3 +156,8 @@ def outcome_unknown(why: str) -> str:
         f"the outcome of this call is unknown: the worker executing it stopped or lost contact ({why}). "
         "It was not retried, as a high-risk call runs at most once. Check whether it took effect before trying again."
     )
+
+
+def no_decision(timeout_seconds: float) -> str:
+    """The rejection reason of a deferred call nobody decided within ``[review] approval_timeout``."""
+    return f"no decision within [review] approval_timeout ({timeout_seconds / 3600:g} h); rejected"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -10,7 +11,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.serve.errors import HANDLERS, error_response
+from quorum.serve.expiry import watch_approvals
 from quorum.serve.guard import BodyTimeout, BodyTooLarge, Guard
 from quorum.serve.routes import ROUTES
 from quorum.serve.runs import RunHub
@@ -40,9 +43,12 @@ def build_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         hub.runtime.open()
         await hub.runtime.require_sandbox(low_risk_only=False)
+        timeout = hub.runtime.container.settings().section(ReviewSettings).approval_timeout
+        watcher = asyncio.create_task(watch_approvals(hub, timeout), name="approval timeout")
         try:
             yield
         finally:
+            watcher.cancel()
             hub.begin_stop()
             await hub.drain()  # every run in flight records its end (cancelled) before the log closes
             await hub.runtime.aclose()

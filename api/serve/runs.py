@@ -16,6 +16,7 @@ from contextlib import suppress
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from quorum.application import model_wording as say
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent, RunStarted
 from quorum.serve.temporal import TemporalRuns
@@ -69,6 +70,7 @@ class RunHub:
         self.started_at = datetime.now(UTC)
         self._tasks: dict[str, asyncio.Task[Any]] = {}
         self._changed: dict[str, asyncio.Event] = {}
+        self.served: set[str] = set()  # runs started or continued here: watched for [review] approval_timeout
         self._starts: OrderedDict[str, RunStarted] = OrderedDict()  # the newest runs' starts, as recorded
         self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
         self.temporal = TemporalRuns(runtime)
@@ -236,12 +238,13 @@ class RunHub:
         if run.status != "awaiting_approval":
             raise Conflict(f"run {run_id} is not running here (status: {run.status})")
         # its pending calls are answered (rejected), then the run ends cancelled
-        await self.decide(run_id, (), approve=False, reason="cancelled through the API", by="api", cancel=True)
+        await self.decide(run_id, (), approve=False, reason=say.RUN_CANCELLED, by="api", cancel=True)
 
     async def _launch(self, run_id: str, work: Any, started: asyncio.Event) -> None:
         """Run ``work`` as the task of ``run_id``; return once its first event is out, raise what it raised before."""
         task = asyncio.create_task(work, name=f"run {run_id}")
         self._tasks[run_id] = task
+        self.served.add(run_id)
         task.add_done_callback(lambda done: self._finished(run_id, done))
         waiter = asyncio.create_task(started.wait())
         await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -7,6 +7,7 @@ connections, an event in a stream, the process's exit. No sleeps.
 from __future__ import annotations
 
 import json
+import ssl
 import subprocess
 import sys
 import threading
@@ -41,8 +42,9 @@ def write_script(cli: Cli, turns: list[dict[str, Any]], name: str = "s.json") ->
 class Server:
     """``quorum serve`` in ``cli``'s workspace, with its private data dir; ``stop``/``kill`` end it."""
 
-    def __init__(self, cli: Cli, *args: str, port: int | None = None) -> None:
+    def __init__(self, cli: Cli, *args: str, port: int | None = None, verify: ssl.SSLContext | bool = True) -> None:
         self.port = port or free_port()
+        self.verify = verify  # what a TLS server's certificate is checked against
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "quorum.cli.main", "serve", "--port", str(self.port), *args],
             cwd=cli.workspace,
@@ -64,7 +66,8 @@ class Server:
             raise AssertionError(f"quorum serve did not start: {self.first_line}")
         self.token = self.first_line.strip().rsplit("#token=", 1)[1]
         wait_listening(self.proc, self.port, "quorum serve")  # type: ignore[arg-type]
-        self.base = f"http://127.0.0.1:{self.port}"
+        scheme = self.first_line.split("://", 1)[0].rsplit(" ", 1)[-1]  # https with [serve] tls_cert
+        self.base = f"{scheme}://127.0.0.1:{self.port}"
         self.http = self.client(self.token)
 
     def _drain(self) -> None:
@@ -76,7 +79,7 @@ class Server:
         sent = dict(headers)
         if token is not None:
             sent["Authorization"] = f"Bearer {token}"
-        return httpx2.Client(base_url=self.base, headers=sent, timeout=DEADLINE)
+        return httpx2.Client(base_url=self.base, headers=sent, timeout=DEADLINE, verify=self.verify)
 
     def start(self, task: str, model: str, **extra: Any) -> str:
         answer = self.http.post("/v1/runs", json={"task": task, "model": model, **extra})

@@ -224,3 +224,20 @@ def test_quorum_approve_in_a_terminal_decides_a_served_run_and_its_stream_follow
     assert finished(rest[-1]) and rest[-1].data["output"] == "all done"
     assert (cli.workspace / "one.txt").read_text() == "one\n"
     assert server.decide(run_id, "w1", approve=True).status_code == 409
+
+
+def test_a_call_nobody_decides_within_the_approval_timeout_is_rejected_and_the_run_goes_on(cli: Cli) -> None:
+    config = cli.workspace / "quorum.toml"
+    config.write_text((config.read_text() if config.exists() else "") + "\n[review]\napproval_timeout = 1\n")
+    server = Server(cli)
+    try:
+        run_id = server.start("write one file", write_script(cli, WRITE))
+        events = list(server.events(run_id))  # nobody decides: the stream goes on to the run's end
+        assert [m.data["stop_reason"] for m in events if m.type == "run_finished"] == ["awaiting_approval", "end_turn"]
+        results = [m.data for m in events if m.type == "tool_result"]
+        assert len(results) == 1 and results[0]["is_rejected"] is True
+        assert "no decision within [review] approval_timeout" in results[0]["output"]
+        assert not (cli.workspace / "one.txt").exists()
+        assert server.decide(run_id, "w1", approve=True).status_code == 409  # too late
+    finally:
+        server.kill()

@@ -122,6 +122,7 @@ MODEL_FACING_PHRASES = (
     "interrupted: the run ended before this call produced a result; it may or may not have run",
     " calls exactly, and you already have its result above. Answer from it, or try something else.",
     "the cost cap of $",
+    "no decision within [review] approval_timeout (",
 )
 
 

@@ -18,6 +18,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from quorum.application import model_wording as say
     from quorum.application.execution import RunRequest, RunResult
     from quorum.application.ports.approvals import CallDecision
     from quorum.application.review_gate import ReviewGate
@@ -45,9 +46,6 @@ with workflow.unsafe.imports_passed_through():
     from quorum.infrastructure.engines.temporal.model_session import ActivityGateway, ReplyPrices
     from quorum.infrastructure.engines.temporal.policies import MODEL, QUICK, RETRY
     from quorum.infrastructure.engines.temporal.recorder import WorkflowRecorder
-
-NO_DECISION = "no decision within [review] approval_timeout ({hours:g} h); rejected"
-CANCELLED = "cancelled while waiting for approval"
 
 
 class _CancelAtStart:
@@ -145,7 +143,7 @@ class RunWorkflow:
         try:
             await workflow.wait_condition(lambda: bool(self._inbox), timeout=timedelta(seconds=spec.approval_timeout))
         except TimeoutError:
-            reason = NO_DECISION.format(hours=spec.approval_timeout / 3600)
+            reason = say.no_decision(spec.approval_timeout)
             self._inbox.extend(CallDecision(call_id=c, approved=False, by="quorum", reason=reason) for c in waiting)
         self._waiting_for_people = False
         inbox, self._inbox = self._inbox, []
@@ -185,7 +183,8 @@ class RunWorkflow:
         As a served local run's cancel: the continued run is cancelled at its first event, so the
         model is not asked again and every unfinished call gets its answer.
         """
-        rejected = [CallDecision(call_id=c, approved=False, by="quorum", reason=CANCELLED) for c in recorder.waiting]
+        cancelled = say.RUN_CANCELLED
+        rejected = [CallDecision(call_id=c, approved=False, by="quorum", reason=cancelled) for c in recorder.waiting]
         claimed = await self._claim(spec, rejected) if rejected else Claimed(refused="nothing waits")
         if claimed.turn is None:
             return
