@@ -57,3 +57,70 @@ async def test_a_prompt_streams_parallel_reads_and_text(cli: Cli) -> None:
     kinds = [u.session_update for _, u in client.updates]
     assert kinds.index("tool_call") > kinds.index("agent_message_chunk")  # in the order the run emitted them
     assert client.permissions == []  # low-risk reads ask nothing
+
+
+async def test_new_session_announces_modes_and_slash_commands_and_a_command_answers(cli: Cli) -> None:
+    client = RecordingClient()
+    async with agent(cli, client, "--model", "test") as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        [announced] = client.of("available_commands_update")
+        assert {c.name for c in announced.available_commands} == {"tools", "review", "usage", "model"}
+        assert session.modes.current_mode_id == "interactive"
+        assert await prompt(conn, session.session_id, "/tools") == "end_turn"
+        assert "`write_file` (high risk)" in client.text() and "`read_file` (low risk)" in client.text()
+        client.clear()
+        assert await prompt(conn, session.session_id, "/review") == "end_turn"
+        assert "Session mode: interactive" in client.text()
+    assert cli("logs", "list", "--json").stdout.strip() == ""  # commands are not runs
+
+
+async def test_bad_input_gets_errors_and_the_agent_goes_on(cli: Cli) -> None:
+    client = RecordingClient()
+    async with agent(cli, client, "--model", "test") as conn:
+        with pytest.raises(RequestError) as unknown_method:
+            await within(conn._conn.send_request("session/frobnicate", {}))
+        assert unknown_method.value.code == -32601
+        with pytest.raises(RequestError) as unknown_session:
+            await prompt(conn, "no-such-session", "hello")
+        assert "unknown session" in str(unknown_session.value.data)
+        with pytest.raises(RequestError) as bad_cwd:
+            await within(conn.new_session(cwd="relative/dir", mcp_servers=[]))
+        assert "absolute" in str(bad_cwd.value.data)
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        with pytest.raises(RequestError) as bad_mode:
+            await within(conn.set_session_mode(session_id=session.session_id, mode_id="yolo"))
+        assert "unknown mode" in str(bad_mode.value.data)
+        assert await prompt(conn, session.session_id, "still there?") == "end_turn"  # the agent went on
+    assert "Traceback" not in stderr_of(cli)
+
+
+@pytest.mark.parametrize(
+    ("config", "turns", "mode", "stop"),
+    [
+        ("", [{"text": "cut", "stop_reason": "max_tokens"}], None, "max_tokens"),
+        (
+            '[agent]\nmax_tool_turns = 1\non_turn_limit = "stop"\n',
+            [{"tool_calls": [{"name": "list_dir", "arguments": {}}]}] * 2,
+            None,
+            "max_turn_requests",
+        ),
+        (
+            "[agent]\nmax_rejections = 1\n",
+            [{"tool_calls": [{"name": "write_file", "arguments": {"path": "x", "content": "x"}}]}, {"text": "x"}],
+            "auto_reject",
+            "refusal",
+        ),
+    ],
+    ids=["max_tokens", "max_turn_requests", "refusal"],
+)
+async def test_stop_reasons_map_to_acp(cli: Cli, config: str, turns: list, mode: str | None, stop: str) -> None:
+    if config:
+        quorum_toml(cli, config)
+    model = write_script(cli, turns)
+    client = RecordingClient()
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        if mode is not None:
+            await within(conn.set_session_mode(session_id=session.session_id, mode_id=mode))
+        assert await prompt(conn, session.session_id, "go") == stop
+    assert "(quorum: " in client.text()  # why it stopped, said in the editor
