@@ -94,11 +94,13 @@ class QuorumAgent:
 
         session = await self._open(session_id, cwd, mcp_servers or [], replace=True)
         store = session.runtime.store
-        chain = session_runs(store, session_id) if store is not None else None
+        if store is None:
+            await self._close(session_id)
+            raise RequestError.invalid_params({"details": "sessions cannot be loaded: the run log is disabled"})
+        chain = session_runs(store, session_id)
         if chain is None:
             await self._close(session_id)
-            why = "the run log is disabled" if store is None else f"there is no session {session_id!r} in the run log"
-            raise RequestError.invalid_params({"details": why})
+            raise RequestError.invalid_params({"details": f"there is no session {session_id!r} in the run log"})
         translator = EventTranslator(session.workspace, session.runtime.container.redactor(), replay=True)
         for run_id in chain:
             for recorded in store.load_events(run_id):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -46,14 +47,15 @@ async def serve(options: AgentOptions, protocol_in: IO[bytes], protocol_out: IO[
 
     # The SDK opens sys.stdin/sys.stdout: hand it the protocol's copies for that moment only.
     saved: tuple[Any, Any] = (sys.stdin, sys.stdout)
-    sys.stdin, sys.stdout = protocol_in, protocol_out  # type: ignore[assignment]
+    sys.stdin, sys.stdout = protocol_in, protocol_out
     try:
         reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     finally:
         sys.stdin, sys.stdout = saved
     agent = QuorumAgent(options)
+    served: Any = agent  # implements the methods it supports; the SDK answers others "method not found"
     try:
-        await run_agent(agent, writer, reader)
+        await run_agent(served, writer, reader)
     finally:
         await agent.aclose()
 
@@ -65,7 +67,5 @@ def main(argv: list[str] | None = None) -> None:
     protocol_in, protocol_out = _protocol_streams()
     sys.stdout = sys.stderr  # Python's own writes too
     options = AgentOptions(config_path=args.config, model=args.model)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(options, protocol_in, protocol_out))
-    except KeyboardInterrupt:
-        pass

@@ -12,7 +12,7 @@ from typing import Any
 
 MODES: tuple[tuple[str, str, str], ...] = (
     ("interactive", "Ask every time", "Calls that need a person are asked here (allow or reject, once or always)."),
-    ("auto_approve", "Auto-approve", "Calls that need a person are approved without asking (rules and panel still run)."),
+    ("auto_approve", "Auto-approve", "Calls that need a person are approved without asking (rules, panel still run)."),
     ("auto_reject", "Reject without asking", "Calls that need a person are rejected without asking."),
 )
 MODE_IDS = tuple(mode_id for mode_id, _, _ in MODES)

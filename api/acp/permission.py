@@ -103,7 +103,8 @@ def _options(scope: ApprovalScope | None) -> list[Any]:
 
     options = [PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
     if scope is not None:
-        options.append(PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow {scope.label}", kind="allow_always"))
+        always = PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow {scope.label}", kind="allow_always")
+        options.append(always)
     options.append(PermissionOption(option_id=REJECT_ONCE, name="Reject", kind="reject_once"))
     if scope is not None:
         options.append(

@@ -26,8 +26,10 @@ from tests.e2e.conftest import Cli
 if not os.environ.get("CI"):  # under CI a missing SDK fails (the import below), never skips
     pytest.importorskip("acp", reason="quorum acp needs the acp extra (agent-client-protocol)")
 
-from acp import spawn_agent_process, text_block  # noqa: E402
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse  # noqa: E402
+from acp import RequestError, spawn_agent_process, text_block
+from acp.schema import AllowedOutcome, DeniedOutcome, EnvVariable, McpServerStdio, RequestPermissionResponse
+
+__all__ = ["EnvVariable", "McpServerStdio", "RequestError"]  # for the tests, imported after the skip above
 
 DEADLINE = 90.0
 """Seconds any one protocol answer may take: far beyond need, so only a real hang fails."""
@@ -88,7 +90,7 @@ async def agent(cli: Cli, client: RecordingClient, *args: str) -> AsyncIterator[
             env=cli.env,
             cwd=home,
             transport_kwargs={"stderr": stderr.fileno()},
-        ) as (conn, process):
+        ) as (conn, _process):
             await within(conn.initialize(protocol_version=1))
             yield conn
     finally:

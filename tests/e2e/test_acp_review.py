@@ -17,7 +17,8 @@ def write(path: str, content: str, call_id: str) -> dict[str, Any]:
 
 
 def result_of(client: RecordingClient, call_id: str) -> Any:
-    return next(u for u in client.of("tool_call_update") if u.tool_call_id == call_id and u.status in ("completed", "failed"))
+    updates = client.of("tool_call_update")
+    return next(u for u in updates if u.tool_call_id == call_id and u.status in ("completed", "failed"))
 
 
 async def test_an_approved_write_is_asked_with_its_diff_and_lands_on_disk(cli: Cli) -> None:
@@ -86,7 +87,13 @@ async def test_allow_always_covers_later_calls_in_its_scope_for_the_session(cli:
 async def test_reject_always_holds_for_the_session_even_in_auto_approve_mode(cli: Cli) -> None:
     model = write_script(
         cli,
-        [write("x/1.txt", "1", "w1"), write("x/2.txt", "2", "w2"), {"text": "first"}, write("x/3.txt", "3", "w3"), {"text": "second"}],
+        [
+            write("x/1.txt", "1", "w1"),
+            write("x/2.txt", "2", "w2"),
+            {"text": "first"},
+            write("x/3.txt", "3", "w3"),
+            {"text": "second"},
+        ],
     )
     (cli.workspace / "x").mkdir()
     client = RecordingClient(answers=["reject_always"])

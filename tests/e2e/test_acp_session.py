@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.acp_client import RecordingClient, agent, prompt, quorum_toml, stderr_of, within, write_script
+from tests.e2e.acp_client import (
+    RecordingClient,
+    RequestError,
+    agent,
+    prompt,
+    quorum_toml,
+    stderr_of,
+    within,
+    write_script,
+)
 from tests.e2e.conftest import Cli
-
-from acp import RequestError  # noqa: E402  (after the skip in acp_client)
 
 
 async def test_initialize_announces_quorum_and_what_it_takes(cli: Cli) -> None:
