@@ -35,7 +35,7 @@ STOP_REASONS: dict[RunStopReason, str] = {
     RunStopReason.MAX_COST: "max_tokens",  # a spending budget, as the token budget is
     RunStopReason.MAX_TURNS: "max_turn_requests",
     RunStopReason.TIMEOUT: "max_turn_requests",  # the turn's own limit, in time
-    RunStopReason.REJECTED: "refusal",  # the run stops after too many calls were rejected
+    RunStopReason.REJECTED: "refusal",  # too many rejections in a row: Quorum refuses to go on
     RunStopReason.CANCELLED: "cancelled",
     RunStopReason.AWAITING_APPROVAL: "end_turn",  # never here: no session mode defers
 }
