@@ -209,10 +209,12 @@ class QuorumAgent:
                 tool_content=session.tool_content,
             )
             container.human_prompt.override(providers.Object(prompt))
-        except QuorumError as error:
+        except Exception as error:
             if runtime is not None:
-                await runtime.aclose()
-            raise _invalid(error) from None
+                await runtime.aclose()  # nothing of a session that failed to open stays open
+            if isinstance(error, QuorumError):
+                raise _invalid(error) from None
+            raise
         self._sessions[session_id] = session
         return session
 

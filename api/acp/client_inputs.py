@@ -13,7 +13,7 @@ and the text of embedded text resources.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -28,7 +28,7 @@ def server_tables(servers: Iterable[Any], configured: Iterable[str]) -> dict[str
     """``[mcp.servers.NAME]`` tables for the client's servers (stdio and HTTP).
 
     Raises:
-        UsageError: an SSE server (not supported: ``mcpCapabilities.sse`` is false).
+        UsageError: an SSE server (``mcpCapabilities.sse`` is false) or one of an unknown kind.
     """
     taken = set(configured)
     tables: dict[str, dict[str, Any]] = {}
@@ -37,13 +37,15 @@ def server_tables(servers: Iterable[Any], configured: Iterable[str]) -> dict[str
         while name in taken:
             name = f"{name}-client"
         taken.add(name)
-        if getattr(server, "type", None) == "sse":
-            raise UsageError(f"MCP server {server.name!r}: SSE servers are not supported; use stdio or HTTP")
-        if getattr(server, "url", None) is not None:
-            tables[name] = {"url": server.url, "headers": {h.name: h.value for h in server.headers}}
+        url, command = getattr(server, "url", None), getattr(server, "command", None)
+        if getattr(server, "type", None) == "sse" or (url is None) == (command is None):
+            kind = getattr(server, "type", None) or "unknown"
+            raise UsageError(f"MCP server {server.name!r}: {kind} servers are not supported; use stdio or HTTP")
+        if url is not None:
+            tables[name] = {"url": url, "headers": {h.name: h.value for h in server.headers}}
         else:
             tables[name] = {
-                "command": server.command,
+                "command": command,
                 "args": list(server.args),
                 "env": {variable.name: variable.value for variable in server.env},
             }
@@ -81,11 +83,6 @@ def _shown_uri(uri: str, workspace: Workspace) -> str:
         return workspace.relative(workspace.resolve(unquote(parsed.path)))
     except ToolRefusedError:
         return uri
-
-
-def configured_servers(settings_servers: Mapping[str, Any]) -> list[str]:
-    """The names of the configured MCP servers."""
-    return list(settings_servers)
 
 
 def session_cwd(cwd: str) -> Path:

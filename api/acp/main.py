@@ -4,7 +4,8 @@ Stdout carries protocol messages and nothing else. Before anything runs, the pro
 private copies of its stdin and stdout for the protocol and points file descriptors 0 and 1
 elsewhere (``/dev/null`` and stderr): a stray ``print``, a library's message or a child process
 (a command, an MCP server) cannot write into the protocol stream or read from it. Logs go to
-stderr. The agent serves until the client closes stdin, then closes every session.
+stderr. The agent serves until the client closes stdin (or sends SIGTERM), then closes every
+session: running prompts are cancelled, MCP servers stopped, the run log closed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -54,6 +56,10 @@ async def serve(options: AgentOptions, protocol_in: IO[bytes], protocol_out: IO[
         sys.stdin, sys.stdout = saved
     agent = QuorumAgent(options)
     served: Any = agent  # implements the methods it supports; the SDK answers others "method not found"
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    if task is not None:  # SIGTERM (an editor closing) ends like a closed stdin: sessions are closed
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
         await run_agent(served, writer, reader)
     finally:
@@ -67,5 +73,5 @@ def main(argv: list[str] | None = None) -> None:
     protocol_in, protocol_out = _protocol_streams()
     sys.stdout = sys.stderr  # Python's own writes too
     options = AgentOptions(config_path=args.config, model=args.model)
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         asyncio.run(serve(options, protocol_in, protocol_out))
