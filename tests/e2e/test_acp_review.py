@@ -137,3 +137,39 @@ async def test_session_modes_decide_without_asking(cli: Cli) -> None:
     assert client.permissions == []
     assert not (cli.workspace / "a.txt").exists()
     assert (cli.workspace / "b.txt").read_text() == "b"
+
+
+async def test_policy_rules_decide_before_the_editor_is_asked(cli: Cli) -> None:
+    rules = (
+        '[[review.rules]]\ndecision = "deny"\ntool = "write_file"\nmatch = { path = "locked/*" }\n'
+        'reason = "locked files stay"\n\n'
+        '[[review.rules]]\ndecision = "allow"\ntool = "write_file"\nmatch = { path = "open/*" }\n'
+    )
+    cli.write("quorum.toml", rules)
+    (cli.workspace / "locked").mkdir()
+    (cli.workspace / "open").mkdir()
+    model = write_script(cli, [write("locked/a.txt", "a", "w1"), write("open/b.txt", "b", "w2"), {"text": "done"}])
+    client = RecordingClient()
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        await within(conn.set_session_mode(session_id=session.session_id, mode_id="auto_approve"))
+        assert await prompt(conn, session.session_id, "write") == "end_turn"
+    assert client.permissions == []
+    assert not (cli.workspace / "locked" / "a.txt").exists()  # deny wins even in auto-approve mode
+    assert "locked files stay" in result_of(client, "w1").content[-1].content.text
+    assert (cli.workspace / "open" / "b.txt").read_text() == "b"
+
+
+async def test_the_panel_votes_first_and_an_escalated_rejection_shows_its_votes(cli: Cli) -> None:
+    verdict = {"verdict": "reject", "reason": "not asked for"}
+    reviewer = write_script(cli, [{"tool_calls": [{"name": "submit_verdict", "arguments": verdict}]}], "panel.json")
+    cli.write("quorum.toml", f'[review]\nreviewers = ["{reviewer}"]\nescalate_on_reject = true\n')
+    model = write_script(cli, [write("a.txt", "a", "w1"), {"text": "done"}])
+    client = RecordingClient(answers=["allow_once"])
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        assert await prompt(conn, session.session_id, "write") == "end_turn"
+    [(tool_call, _)] = client.permissions
+    shown = tool_call.content[-1].content.text
+    assert "not asked for" in shown and "reject" in shown  # the panel's vote, shown with the question
+    assert (cli.workspace / "a.txt").read_text() == "a"  # the person overrode the escalated rejection
