@@ -27,9 +27,18 @@ if not os.environ.get("CI"):  # under CI a missing SDK fails (the import below),
     pytest.importorskip("acp", reason="quorum acp needs the acp extra (agent-client-protocol)")
 
 from acp import RequestError, spawn_agent_process, text_block
-from acp.schema import AllowedOutcome, DeniedOutcome, EnvVariable, McpServerStdio, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    DeniedOutcome,
+    EnvVariable,
+    HttpHeader,
+    HttpMcpServer,
+    McpServerStdio,
+    RequestPermissionResponse,
+)
 
-__all__ = ["EnvVariable", "McpServerStdio", "RequestError"]  # for the tests, imported after the skip above
+# Re-exported for the tests, which import them from here, after the skip above.
+__all__ = ["EnvVariable", "HttpHeader", "HttpMcpServer", "McpServerStdio", "RequestError"]
 
 DEADLINE = 90.0
 """Seconds any one protocol answer may take: far beyond need, so only a real hang fails."""

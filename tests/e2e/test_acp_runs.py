@@ -14,6 +14,8 @@ import pytest
 from tests.e2e.acp_client import (
     DEADLINE,
     EnvVariable,
+    HttpHeader,
+    HttpMcpServer,
     McpServerStdio,
     RecordingClient,
     RequestError,
@@ -26,6 +28,7 @@ from tests.e2e.acp_client import (
 )
 from tests.e2e.conftest import Cli
 from tests.e2e.faults.harness import reap_leftovers
+from tests.support.net import free_port, wait_listening
 
 PROBE = Path(__file__).resolve().parents[1] / "support" / "mcp_servers" / "probe_server.py"
 
@@ -71,6 +74,31 @@ async def test_a_client_mcp_server_is_offered_beside_the_configured_ones(cli: Cl
         client.clear()
         assert await prompt(conn, session.session_id, "/tools") == "end_turn"
         assert "`mcp__probe__fast`" in client.text()
+
+
+async def test_a_client_mcp_server_over_http(cli: Cli) -> None:
+    import subprocess
+
+    port = free_port()
+    probe = subprocess.Popen(
+        [sys.executable, str(PROBE), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_listening(probe, port, "probe HTTP server", timeout=DEADLINE)
+        call = {"tool_calls": [{"name": "mcp__web__fast", "arguments": {"text": "over http"}, "id": "h1"}]}
+        model = write_script(cli, [call, {"text": "echoed"}])
+        server = HttpMcpServer(
+            type="http", name="web", url=f"http://127.0.0.1:{port}/mcp", headers=[HttpHeader(name="X-Probe", value="1")]
+        )
+        client = RecordingClient(answers=["allow_once"])
+        async with agent(cli, client, "--model", model) as conn:
+            session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[server]))
+            assert await prompt(conn, session.session_id, "echo") == "end_turn"
+        done = [u for u in client.of("tool_call_update") if u.status == "completed"]
+        assert [u.tool_call_id for u in done] == ["h1"] and done[0].content[-1].content.text == "echo: over http"
+    finally:
+        probe.terminate()
+        probe.wait(DEADLINE)
 
 
 async def test_session_load_replays_the_conversation_then_continues_it(cli: Cli) -> None:
