@@ -8,6 +8,7 @@ error (``RequestError``) naming what went wrong; the agent goes on serving.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import uuid
@@ -28,7 +29,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from quorum.acp.modes import MODE_IDS, commands_update, initial_mode, mode_state
+from quorum.acp.modes import MODE_IDS, commands_update, initial_mode, mode_named, mode_state
 from quorum.acp.permission import EditorPrompt, SessionScopes
 from quorum.acp.session import AcpSession
 from quorum.domain.errors import ConfigurationError, QuorumError
@@ -65,6 +66,7 @@ class QuorumAgent:
         self._options = options
         self._sessions: dict[str, AcpSession] = {}
         self._conn: Any = None
+        self._later: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Any) -> None:
         self._conn = conn
@@ -82,7 +84,7 @@ class QuorumAgent:
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
         session = await self._open(uuid.uuid4().hex[:16], cwd, mcp_servers or [])
-        await self._send(session.session_id, commands_update())
+        self._after_response(session.session_id, commands_update())
         return NewSessionResponse(session_id=session.session_id, modes=mode_state(session.mode))
 
     async def load_session(
@@ -107,14 +109,15 @@ class QuorumAgent:
                 for update in translator.updates(recorded.event):
                     await self._send(session_id, update)
         session.continue_from(chain[-1], recorded_conversation(store, chain[-1]) or [])
-        await self._send(session_id, commands_update())
+        self._after_response(session_id, commands_update())
         return LoadSessionResponse(modes=mode_state(session.mode))
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         session = self._session(session_id)
-        if mode_id not in MODE_IDS:
+        mode = mode_named(mode_id)
+        if mode is None:
             raise RequestError.invalid_params({"details": f"unknown mode {mode_id!r} (modes: {', '.join(MODE_IDS)})"})
-        session.mode = mode_id
+        session.mode = mode
         return SetSessionModeResponse()
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
@@ -143,6 +146,16 @@ class QuorumAgent:
 
     async def _send(self, session_id: str, update: Any) -> None:
         await self._conn.session_update(session_id=session_id, update=update)
+
+    def _after_response(self, session_id: str, update: Any) -> None:
+        """Send ``update`` once the response under way is out (the client knows the session's id by then).
+
+        The SDK queues a handler's response as soon as the handler returns, before a task made
+        here first runs, so the update follows the response.
+        """
+        task = asyncio.get_running_loop().create_task(self._send(session_id, update))
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
 
     async def _open(self, session_id: str, cwd: str, mcp_servers: list[Any], *, replace: bool = False) -> AcpSession:
         """Build and open a session's composition (see ``quorum.acp.session``).

@@ -8,14 +8,17 @@ here: in an editor the person is present, so a configured ``defer`` starts the s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-MODES: tuple[tuple[str, str, str], ...] = (
+Mode = Literal["interactive", "auto_approve", "auto_reject"]
+"""A session mode: the ``hil_mode`` of its runs' human step."""
+
+MODES: tuple[tuple[Mode, str, str], ...] = (
     ("interactive", "Ask every time", "Calls that need a person are asked here (allow or reject, once or always)."),
     ("auto_approve", "Auto-approve", "Calls that need a person are approved without asking (rules, panel still run)."),
     ("auto_reject", "Reject without asking", "Calls that need a person are rejected without asking."),
 )
-MODE_IDS = tuple(mode_id for mode_id, _, _ in MODES)
+MODE_IDS: tuple[Mode, ...] = tuple(mode_id for mode_id, _, _ in MODES)
 
 COMMANDS: tuple[tuple[str, str, str | None], ...] = (
     ("tools", "List the tools the model may call, with their risk", None),
@@ -25,9 +28,14 @@ COMMANDS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
-def initial_mode(configured: str) -> str:
+def mode_named(name: str) -> Mode | None:
+    """The mode ``name`` names, or None."""
+    return next((mode for mode in MODE_IDS if mode == name), None)
+
+
+def initial_mode(configured: str) -> Mode:
     """The session's first mode: the configured ``hil_mode``, ``interactive`` for ``defer``."""
-    return configured if configured in MODE_IDS else "interactive"
+    return mode_named(configured) or "interactive"
 
 
 def mode_state(current: str) -> Any:

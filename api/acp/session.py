@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers
 
-from quorum.acp.modes import parse_command
+from quorum.acp.modes import Mode, parse_command
 from quorum.acp.permission import RejectingStep, SessionScopes
 from quorum.acp.updates import EventTranslator, UpdatePump
 from quorum.application.history import join_histories, rebuild_history
@@ -65,7 +65,7 @@ class AcpSession:
         send: Send,
         *,
         model: str | None,
-        mode: str,
+        mode: Mode,
         scopes: SessionScopes,
     ) -> None:
         self.session_id = session_id
@@ -156,7 +156,7 @@ class AcpSession:
         reviewer = container.reviewer(always=tuple(self.scopes.allowed))
         human = reviewer.human
         if isinstance(human, HumanReviewer):
-            human.mode = self.mode  # type: ignore[assignment]  # one of MODE_IDS
+            human.mode = self.mode
         reviewer.human = RejectingStep(human, self.scopes, self.workspace)
         return reviewer
 

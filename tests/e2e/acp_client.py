@@ -51,6 +51,7 @@ class RecordingClient:
     answers: list[str] = field(default_factory=list)
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Any] = field(default_factory=list)
+    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         self.permissions.append((tool_call, options))
@@ -61,6 +62,18 @@ class RecordingClient:
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append((session_id, update))
+        self._arrived.set()
+
+    async def wait_for(self, kind: str) -> list[Any]:
+        """The updates of ``kind``, once there is one (bounded by ``DEADLINE``)."""
+
+        async def first() -> list[Any]:
+            while not self.of(kind):
+                self._arrived.clear()
+                await self._arrived.wait()
+            return self.of(kind)
+
+        return await within(first())
 
     def of(self, kind: str) -> list[Any]:
         """The updates of one kind (``tool_call``, ``agent_message_chunk``…), in arrival order."""
