@@ -51,10 +51,14 @@ class RecordingClient:
     answers: list[str] = field(default_factory=list)
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Any] = field(default_factory=list)
+    hold: asyncio.Event | None = None
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
         self.permissions.append((tool_call, options))
+        self._arrived.set()
+        if self.hold is not None:  # the person has not answered yet
+            await self.hold.wait()
         if not self.answers:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         chosen = self.answers.pop(0)
@@ -65,13 +69,16 @@ class RecordingClient:
         self._arrived.set()
 
     async def wait_for(self, kind: str) -> list[Any]:
-        """The updates of ``kind``, once there is one (bounded by ``DEADLINE``)."""
+        """The updates of ``kind`` (``permission``: the permission requests) once one arrived, within ``DEADLINE``."""
+
+        def found() -> list[Any]:
+            return list(self.permissions) if kind == "permission" else self.of(kind)
 
         async def first() -> list[Any]:
-            while not self.of(kind):
+            while not found():
                 self._arrived.clear()
                 await self._arrived.wait()
-            return self.of(kind)
+            return found()
 
         return await within(first())
 

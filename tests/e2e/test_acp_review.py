@@ -6,6 +6,7 @@ rejected one is not, and a "reject always" holds even once the session mode auto
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from tests.e2e.acp_client import RecordingClient, agent, prompt, within, write_script
@@ -173,3 +174,18 @@ async def test_the_panel_votes_first_and_an_escalated_rejection_shows_its_votes(
     shown = tool_call.content[-1].content.text
     assert "not asked for" in shown and "reject" in shown  # the panel's vote, shown with the question
     assert (cli.workspace / "a.txt").read_text() == "a"  # the person overrode the escalated rejection
+
+
+async def test_cancel_while_the_editor_is_asked_writes_nothing_and_the_prompt_ends_cancelled(cli: Cli) -> None:
+    model = write_script(cli, [write("a.txt", "a", "w1"), {"text": "after"}])
+    client = RecordingClient(answers=["allow_once"], hold=asyncio.Event())
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        turn = asyncio.ensure_future(prompt(conn, session.session_id, "write"))
+        await client.wait_for("permission")  # the question is on screen…
+        await conn.cancel(session_id=session.session_id)  # …and the person cancels the turn instead
+        assert await within(turn) == "cancelled"
+        assert client.hold is not None
+        client.hold.set()  # a late "allow" answers a question nobody waits for any more
+    assert not (cli.workspace / "a.txt").exists()
+    assert result_of(client, "w1").status == "failed"
