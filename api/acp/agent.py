@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,12 +165,9 @@ class QuorumAgent:
         """
         from dependency_injector import providers
 
-        from quorum.acp.client_inputs import server_tables, session_cwd
-        from quorum.composition.container import build_container
-        from quorum.composition.options import AppOptions
-        from quorum.composition.paths import user_config_dir
+        from quorum.acp.client_inputs import session_cwd
+        from quorum.acp.compose import session_container
         from quorum.composition.runtime import Runtime
-        from quorum.infrastructure.config.loader import collect_layers
         from quorum.infrastructure.review.settings import ReviewSettings
         from quorum.infrastructure.tools.workspace import Workspace
 
@@ -181,23 +177,7 @@ class QuorumAgent:
         runtime: Runtime | None = None
         try:
             workspace = session_cwd(cwd)
-            overrides: dict[str, Any] = {"tools": {"workspace": str(workspace)}}
-
-            def layers() -> Any:
-                return collect_layers(
-                    cwd=workspace,
-                    env=os.environ,
-                    user_config_dir=user_config_dir(),
-                    config_path=options.config_path,
-                    overrides=overrides,
-                )
-
-            configured = layers().data.get("mcp", {}).get("servers", {})
-            tables = server_tables(mcp_servers, configured)
-            if tables:
-                overrides["mcp"] = {"servers": tables}
-            app = AppOptions(config_path=options.config_path, overrides=overrides, interactive=True)
-            container = build_container(app, raw_config=layers())
+            container = session_container(workspace, mcp_servers, options.config_path)
             scopes = SessionScopes()
             runtime = Runtime(container)
             runtime.open()
