@@ -16,11 +16,13 @@ import contextlib
 import logging
 import os
 import signal
+import stat
 import sys
 from pathlib import Path
 from typing import IO, Any
 
 from quorum.acp.agent import AgentOptions, QuorumAgent
+from quorum.acp.wire_guard import forward_messages
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,6 +56,8 @@ async def serve(options: AgentOptions, protocol_in: IO[bytes], protocol_out: IO[
         reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     finally:
         sys.stdin, sys.stdout = saved
+    guarded = asyncio.StreamReader(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    forwarding = asyncio.create_task(forward_messages(reader, guarded), name="acp stdin")
     agent = QuorumAgent(options)
     served: Any = agent  # implements the methods it supports; the SDK answers others "method not found"
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
@@ -61,14 +65,18 @@ async def serve(options: AgentOptions, protocol_in: IO[bytes], protocol_out: IO[
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
     try:
-        await run_agent(served, writer, reader)
+        await run_agent(served, writer, guarded)
     finally:
+        forwarding.cancel()
         await agent.aclose()
 
 
 def main(argv: list[str] | None = None) -> None:
     """Serve on stdin/stdout (exit 0 when the client closes it); exit 2 on a bad command line."""
     args = _parser().parse_args(argv)
+    if any(stat.S_ISREG(os.fstat(fd).st_mode) or stat.S_ISDIR(os.fstat(fd).st_mode) for fd in (0, 1)):
+        print("quorum acp: error: stdin and stdout must be pipes: an ACP client (an editor) starts it", file=sys.stderr)
+        raise SystemExit(2)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="quorum acp: %(levelname)s: %(message)s")
     protocol_in, protocol_out = _protocol_streams()
     sys.stdout = sys.stderr  # Python's own writes too

@@ -164,7 +164,8 @@ async def test_stdout_holds_nothing_but_protocol_messages(cli: Cli, tmp_path: Pa
         process.stdin.write((json.dumps(message) + "\n").encode())
 
     try:
-        process.stdin.write(b"this is not json\n")  # a malformed message is logged, not fatal
+        for malformed in (b"this is not json", b"[1, 2]", b'"text"', b'{"jsonrpc": "2.0", "id": [7], "result": 1}'):
+            process.stdin.write(malformed + b"\n")  # logged and skipped, never fatal
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
         assert (await answer(1))["result"]["agentInfo"]["name"] == "quorum"
         new = {"cwd": str(cli.workspace), "mcpServers": []}

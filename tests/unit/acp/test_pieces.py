@@ -108,3 +108,25 @@ def test_a_session_is_the_chain_of_runs_up_and_down_from_its_first(tmp_path: Pat
         assert session_runs(store, "missing") is None
     finally:
         store.close()
+
+
+def test_only_lines_the_sdk_survives_reach_it() -> None:
+    from quorum.acp.wire_guard import admissible
+
+    assert admissible(b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"}\n')
+    assert admissible(b'{"jsonrpc": "2.0", "method": "session/cancel"}\n')
+    assert admissible(b"not json at all\n")  # the SDK logs it and reads on
+    for fatal in (b"[1, 2]", b'"text"', b"3", b"null", b'{"id": [1], "result": 1}', b'{"id": {}, "method": "x"}'):
+        assert not admissible(fatal), fatal
+
+
+async def test_forwarding_keeps_order_and_ends_with_the_source() -> None:
+    import asyncio
+
+    from quorum.acp.wire_guard import forward_messages
+
+    source, sink = asyncio.StreamReader(), asyncio.StreamReader()
+    source.feed_data(b'{"id": 1}\n[1]\n\n{"id": 2}')
+    source.feed_eof()
+    await forward_messages(source, sink)
+    assert await sink.read() == b'{"id": 1}\n\n{"id": 2}\n'
