@@ -127,7 +127,7 @@ class QuorumAgent:
             task = prompt_task(prompt, session.workspace)
         except QuorumError as error:
             raise _invalid(error) from None
-        return PromptResponse(stop_reason=await session.prompt(task))  # type: ignore[arg-type]
+        return PromptResponse(stop_reason=await session.prompt(task))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._sessions.get(session_id)

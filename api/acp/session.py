@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers
+from acp.schema import StopReason
 
 from quorum.acp.modes import Mode, parse_command
 from quorum.acp.permission import RejectingStep, SessionScopes
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
     from quorum.domain.messages import Message
 
-STOP_REASONS: dict[RunStopReason, str] = {
+STOP_REASONS: dict[RunStopReason, StopReason] = {
     RunStopReason.END_TURN: "end_turn",
     RunStopReason.MAX_TOKENS: "max_tokens",
     RunStopReason.MAX_COST: "max_tokens",  # a spending budget, as the token budget is
@@ -92,7 +93,7 @@ class AcpSession:
         return self._pump.translator.tool_content(call_id) if self._pump is not None else []
 
     # -- prompts ----------------------------------------------------------------------------------
-    async def prompt(self, task: str) -> str:
+    async def prompt(self, task: str) -> StopReason:
         """Run ``task`` (or answer a slash command) and return the ACP stop reason.
 
         Raises:

@@ -89,7 +89,8 @@ class EventTranslator:
 
     def _announced(self, event: ToolCallEvent) -> list[Update]:
         arguments = event.arguments
-        diff = diff_of(event.name, arguments, self._workspace)
+        # Replayed calls have no diff: the file on disk is what they left, not what they found.
+        diff = None if self._replay else diff_of(event.name, arguments, self._workspace)
         if diff is not None:
             old = self._redactor.text(diff.old) if diff.old is not None else None
             self._diffs[event.id] = FileDiff(diff.path, old, diff.new)
