@@ -8,7 +8,7 @@ from setuptools import find_packages, setup
 
 LAYERS = ("domain", "application", "infrastructure", "cli")
 
-packages = ["quorum", "quorum.composition", "quorum.serve"]  # the composition and the HTTP driver live in api/
+packages = ["quorum", "quorum.composition", "quorum.serve", "quorum.acp"]  # api/: composition, drivers
 package_dir = {"quorum": "api"}
 for layer in LAYERS:
     packages.append(f"quorum.{layer}")

@@ -36,6 +36,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "keys": ("quorum.cli.commands.keys:keys", "Store provider API keys (keyring, else a private file)."),
     "models": ("quorum.cli.commands.models:models", "List the models of the configured providers, and aliases."),
     "serve": ("quorum.cli.commands.serve:serve", "Serve runs, their events and approvals over HTTP."),
+    "acp": ("quorum.cli.commands.acp:acp", "Serve editors (Zed, JetBrains…) as an Agent Client Protocol agent."),
 }
 """name → ("module:attribute", short help). Modules not present in this build are not listed."""
 

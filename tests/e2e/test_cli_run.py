@@ -184,12 +184,12 @@ def test_help_and_version_import_no_sdk_and_no_mcp() -> None:
         "import sys\n"
         "import quorum\n"
         "from quorum.cli.main import cli\n"
-        "for args in (['--help'], ['--version'], ['run', '--help'], ['serve', '--help']):\n"
+        "for args in (['--help'], ['--version'], ['run', '--help'], ['serve', '--help'], ['acp', '--help']):\n"
         "    try:\n"
         "        cli.main(args=args, prog_name='quorum', standalone_mode=False)\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "heavy = ('openai', 'anthropic', 'mcp', 'httpx2', 'dependency_injector', 'starlette', 'uvicorn')\n"
+        "heavy = ('openai', 'anthropic', 'mcp', 'httpx2', 'dependency_injector', 'starlette', 'uvicorn', 'acp')\n"
         "print('LOADED', sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

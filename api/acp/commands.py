@@ -1,0 +1,53 @@
+"""The slash commands a session answers without a run: ``/tools``, ``/review``, ``/usage``, ``/model``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from quorum.domain.errors import QuorumError
+
+if TYPE_CHECKING:
+    from quorum.acp.session import AcpSession
+
+
+async def answer(session: AcpSession, name: str, argument: str) -> str:
+    """The text answering ``/name argument`` in ``session``."""
+    container = session.runtime.container
+    if name == "tools":
+        spec = await container.tool_executor().list_tools()
+        rows = [f"- `{tool.name}` ({tool.risk.value} risk): {tool.description}" for tool in spec.all()]
+        return "\n".join(["Tools the model may call:", *rows]) if rows else "No tools are offered."
+    if name == "review":
+        from quorum.infrastructure.review.pipeline import describe_pipeline
+
+        lines = [f"Review: {describe_pipeline(session.reviewer())}.", f"Session mode: {session.mode}."]
+        lines += [f"- always allow {scope.label}" for scope in session.scopes.allowed]
+        lines += [f"- always reject {scope.label}" for scope in session.scopes.rejected]
+        return "\n".join(lines)
+    if name == "usage":
+        runs = session.finished
+        tokens = sum(run.usage.total_tokens for run in runs)
+        costs = [run.cost for run in runs if run.cost is not None]
+        cost = f"${sum(costs):.4f}" if costs else "cost unknown"
+        return f"{len(runs)} run(s) · {tokens:,} tokens · {cost}"
+    return _model(session, argument)
+
+
+def _model(session: AcpSession, wanted: str) -> str:
+    from quorum.composition.model_choice import choose_model
+
+    container = session.runtime.container
+    gateway = container.gateway()
+    if not wanted:
+        try:
+            current = gateway.resolve(choose_model(session.model or container.settings().model, container.env()))
+        except QuorumError as error:
+            return f"No model: {error}"
+        return f"Model: {current}"
+    try:
+        model_id = gateway.resolve(wanted)
+        gateway.session(model_id, None)  # an unknown provider or a missing key: said now
+    except QuorumError as error:
+        return f"Model unchanged: {container.redactor().text(str(error))}"
+    session.model = model_id
+    return f"Model: {model_id}"

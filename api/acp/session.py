@@ -1,0 +1,176 @@
+"""``AcpSession``: one editor session, a conversation whose prompts are runs of the run log.
+
+Each session has its own composition (its workspace is the client's ``cwd``, its MCP servers the
+configured ones plus the client's), open for the session's life. Each prompt is one run prepared
+by ``prepare_run`` with the conversation so far as its history and the run before it as its
+parent, as ``quorum chat`` links its messages; the session's id is the id of its first run, so
+``session/load`` finds the session in the run log. Each run gets a reviewer of its own, built by
+the composition, with the session's "always" answers and mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from acp import RequestError, helpers
+from acp.schema import StopReason
+
+from quorum.acp.modes import Mode, parse_command
+from quorum.acp.permission import RejectingStep, SessionScopes
+from quorum.acp.updates import EventTranslator, UpdatePump
+from quorum.application.history import join_histories, rebuild_history
+from quorum.domain.errors import QuorumError
+from quorum.domain.events import RunEvent, RunFinished, RunStarted, RunStopReason
+from quorum.infrastructure.review.human import HumanReviewer
+from quorum.infrastructure.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from quorum.composition.runtime import Runtime
+    from quorum.domain.messages import Message
+
+STOP_REASONS: dict[RunStopReason, StopReason] = {
+    RunStopReason.END_TURN: "end_turn",
+    RunStopReason.MAX_TOKENS: "max_tokens",
+    RunStopReason.MAX_COST: "max_tokens",  # a spending budget, as the token budget is
+    RunStopReason.MAX_TURNS: "max_turn_requests",
+    RunStopReason.TIMEOUT: "max_turn_requests",  # the turn's own limit, in time
+    RunStopReason.REJECTED: "refusal",  # too many rejections in a row: Quorum refuses to go on
+    RunStopReason.CANCELLED: "cancelled",
+    RunStopReason.AWAITING_APPROVAL: "end_turn",  # never here: no session mode defers
+}
+"""A run's stop reason → the ACP stop reason (``error`` is a JSON-RPC error instead; decision 160)."""
+
+Send = Callable[[Any], Awaitable[None]]
+
+
+class AcpSession:
+    """One session (see the module docstring).
+
+    Args:
+        session_id: the session's id: its first run's id.
+        runtime: the session's open composition.
+        workspace: the session's workspace (the client's ``cwd``).
+        send: sends one ``session/update`` of this session.
+        model: the model chosen by ``--model`` or ``/model`` (None: the configured one).
+        mode: the first session mode (a ``hil_mode``).
+        scopes: the session's "always" answers (shared with its ``EditorPrompt``).
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        runtime: Runtime,
+        workspace: Workspace,
+        send: Send,
+        *,
+        model: str | None,
+        mode: Mode,
+        scopes: SessionScopes,
+    ) -> None:
+        self.session_id = session_id
+        self.runtime = runtime
+        self.workspace = workspace
+        self.model = model
+        self.mode = mode
+        self.scopes = scopes
+        self.history: tuple[Message, ...] = ()
+        self.parent_run_id: str | None = None
+        self.finished: list[RunFinished] = []
+        self._send = send
+        self._turn: asyncio.Future[Any] | None = None
+        self._pump: UpdatePump | None = None
+
+    # -- what the permission prompt needs ---------------------------------------------------------
+    async def flush(self) -> None:
+        """Until the updates of the running prompt are written (the client knows every call)."""
+        if self._pump is not None:
+            await self._pump.flush()
+
+    def tool_content(self, call_id: str) -> list[Any]:
+        """The content shown for ``call_id`` (its diff) in the running prompt."""
+        return self._pump.translator.tool_content(call_id) if self._pump is not None else []
+
+    # -- prompts ----------------------------------------------------------------------------------
+    async def prompt(self, task: str) -> StopReason:
+        """Run ``task`` (or answer a slash command) and return the ACP stop reason.
+
+        Raises:
+            RequestError: a prompt already runs in this session, the run could not start (no
+                model, an unknown one), or it failed (``error``); the session goes on.
+        """
+        if self._turn is not None:
+            raise RequestError.invalid_request({"details": "a prompt is already running in this session"})
+        command = parse_command(task)
+        if command is not None:
+            from quorum.acp.commands import answer
+
+            await self._send(helpers.update_agent_message_text(await answer(self, *command)))
+            return "end_turn"
+        from quorum.composition.runs import prepare_run
+
+        container = self.runtime.container
+        events: list[RunEvent] = []
+        pump = UpdatePump(EventTranslator(self.workspace, container.redactor()), self._send, events.append)
+        self._pump = pump
+        try:
+            prepared = await prepare_run(
+                self.runtime,
+                task,
+                model=self.model,
+                history=self.history,
+                run_id=self.session_id if self.parent_run_id is None else None,
+                parent_run_id=self.parent_run_id,
+                observers=[pump],
+            )
+            agent = container.run_agent(observer=prepared.observer, reviewer=self.reviewer())
+            self._turn = asyncio.ensure_future(agent.execute(prepared.request))
+            try:
+                result = await self._turn
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # the agent is shutting down, not this turn
+                return "cancelled"
+        except QuorumError as error:  # before the run started: nothing was recorded
+            raise RequestError.invalid_params({"details": container.redactor().text(str(error))}) from None
+        finally:
+            self._turn = None
+            self._keep(events)
+            await pump.close()
+            self._pump = None
+        if result.stop_reason == RunStopReason.ERROR:
+            raise RequestError.internal_error({"details": result.detail or "the run failed"})
+        if result.stop_reason != RunStopReason.END_TURN and result.detail:
+            await self._send(helpers.update_agent_message_text(f"\n\n(quorum: {result.detail})"))
+        return STOP_REASONS[RunStopReason(result.stop_reason)]
+
+    def cancel(self) -> None:
+        """Cancel the running prompt, if any: its tools are cancelled, its processes killed."""
+        if self._turn is not None:
+            self._turn.cancel()
+
+    def reviewer(self) -> Any:
+        """This run's review: the composition's, with the session's "always" answers and mode."""
+        container = self.runtime.container
+        reviewer = container.reviewer(always=tuple(self.scopes.allowed))
+        human = reviewer.human
+        if isinstance(human, HumanReviewer):
+            human.mode = self.mode
+        reviewer.human = RejectingStep(human, self.scopes, self.workspace)
+        return reviewer
+
+    def _keep(self, events: Sequence[RunEvent]) -> None:
+        """Append what a run said and did to the conversation; it is the next run's parent."""
+        started = next((e for e in events if isinstance(e, RunStarted)), None)
+        if started is None:
+            return
+        self.history = tuple(join_histories([list(self.history), rebuild_history(events)]))
+        self.parent_run_id = started.run_id
+        self.finished.extend(e for e in events if isinstance(e, RunFinished))
+
+    def continue_from(self, run_id: str, history: Sequence[Message]) -> None:
+        """Go on from the recorded run ``run_id`` (``session/load``)."""
+        self.history = tuple(history)
+        self.parent_run_id = run_id
