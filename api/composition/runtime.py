@@ -67,7 +67,7 @@ class Runtime:
         return store
 
     async def aclose(self) -> None:
-        """Close the tool sources, then the gateway's clients, then the run store. Idempotent."""
+        """Close the tool sources, the gateway's clients, the run store; flush the telemetry. Idempotent."""
         if self._prompt is not None and not self._prompt.done():
             self._prompt.cancel()
             await asyncio.gather(self._prompt, return_exceptions=True)
@@ -80,6 +80,9 @@ class Runtime:
         await gateway.aclose()
         if store is not None:
             store.close()
+        telemetry = self.container.telemetry()
+        if telemetry is not None:  # export the runs' spans now, not only at exit
+            await asyncio.to_thread(telemetry.force_flush)
 
     async def system_prompt(self) -> str | None:
         """The configured system prompt followed by the tool sources' notes (starts eager MCP servers)."""

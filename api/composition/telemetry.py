@@ -1,0 +1,74 @@
+"""Telemetry in the composition: built when ``[telemetry]`` is on, else None and nothing changes.
+
+When on, a run's ports are wrapped by the tracing ones of ``quorum.infrastructure.telemetry``: the
+agent (``invoke_agent``), the gateway (``chat``; the reviewers' and MCP sampling's requests too),
+the tool executor (``execute_tool``) and the reviewer (``quorum.review``). When off, nothing of
+OpenTelemetry is imported and the run's parts are the plain ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from quorum.application.use_cases.run_agent import RunAgent
+from quorum.infrastructure.telemetry.names import PROVIDER_NAMES
+from quorum.infrastructure.telemetry.settings import TelemetrySettings
+
+if TYPE_CHECKING:
+    from quorum.application.ports.llm import LlmGateway
+    from quorum.infrastructure.config.schema import Settings
+    from quorum.infrastructure.secrets import KnownSecrets
+    from quorum.infrastructure.telemetry.core import Telemetry
+
+
+def build_telemetry(settings: Settings, env: Mapping[str, str], secrets: KnownSecrets) -> Telemetry | None:
+    """The process's telemetry when ``[telemetry] enabled`` (and ``OTEL_SDK_DISABLED`` is not true), else None.
+
+    Raises:
+        ConfigurationError: enabled without OpenTelemetry installed, or an unsupported protocol.
+    """
+    section = settings.section(TelemetrySettings)
+    if not section.active(env):
+        return None
+    from quorum.infrastructure.telemetry.setup import build_telemetry as build
+
+    return build(section, env, secrets.redactor())
+
+
+def provider_namer(settings: Settings) -> Callable[[str], str]:
+    """``gen_ai.provider.name`` of a ``provider:model`` id: the well-known name of its provider kind."""
+
+    def provider_of(model_id: str) -> str:
+        model_id = settings.aliases.get(model_id, model_id)
+        instance = model_id.partition(":")[0]
+        configured = settings.providers.get(instance)
+        kind = getattr(configured, "kind", None) or instance
+        return PROVIDER_NAMES.get(kind, kind)
+
+    return provider_of
+
+
+def traced_gateway(gateway: LlmGateway, telemetry: Telemetry | None, settings: Settings) -> LlmGateway:
+    """``gateway``, its requests traced when telemetry is on."""
+    if telemetry is None:
+        return gateway
+    from quorum.infrastructure.telemetry.traced_models import TracedGateway
+
+    return TracedGateway(gateway, telemetry, provider_namer(settings))
+
+
+def run_agent(telemetry: Telemetry | None, settings: Settings, **parts: Any) -> Any:
+    """A ``RunAgent`` of ``parts``; with telemetry, its executor, reviewer and itself traced.
+
+    The gateway in ``parts`` comes traced already (``traced_gateway``): the reviewers share it.
+    """
+    if telemetry is None:
+        return RunAgent(**parts)
+    from quorum.infrastructure.telemetry.traced_agent import TracedAgent
+    from quorum.infrastructure.telemetry.traced_review import TracedReviewer
+    from quorum.infrastructure.telemetry.traced_tools import TracedExecutor
+
+    parts["executor"] = TracedExecutor(parts["executor"], telemetry)
+    parts["reviewer"] = TracedReviewer(parts["reviewer"], telemetry)
+    return TracedAgent(RunAgent(**parts), telemetry, provider_namer(settings))
