@@ -58,6 +58,33 @@ def traced_gateway(gateway: LlmGateway, telemetry: Telemetry | None, settings: S
     return TracedGateway(gateway, telemetry, provider_namer(settings))
 
 
+class CallerTrace:
+    """ASGI middleware: an HTTP request carrying a W3C ``traceparent`` is handled in that trace's context.
+
+    Runs a request starts are tasks created in it, so their ``invoke_agent`` span is a child of the
+    caller's span. Without telemetry, or without the header, the request passes as it is.
+    """
+
+    def __init__(self, app: Any, telemetry: Callable[[], Telemetry | None]) -> None:
+        self._app = app
+        self._telemetry = telemetry
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        telemetry = self._telemetry() if scope["type"] == "http" else None
+        carrier = {}
+        if telemetry is not None:
+            carrier = {
+                key.decode("latin-1"): value.decode("latin-1")
+                for key, value in scope["headers"]
+                if key in (b"traceparent", b"tracestate")
+            }
+        if telemetry is None or "traceparent" not in carrier:
+            await self._app(scope, receive, send)
+            return
+        with telemetry.joined(carrier):
+            await self._app(scope, receive, send)
+
+
 def run_agent(telemetry: Telemetry | None, settings: Settings, **parts: Any) -> Any:
     """A ``RunAgent`` of ``parts``; with telemetry, its executor, reviewer and itself traced.
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.metrics import Histogram, MeterProvider
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
@@ -104,6 +105,15 @@ class Telemetry:
         name = f"{method} {target}" if target else method
         with self.current_span(name, attributes, SpanKind.CLIENT):
             yield self.inject()
+
+    @contextmanager
+    def joined(self, carrier: Mapping[str, str]) -> Iterator[None]:
+        """The context of ``carrier``'s W3C ``traceparent`` (and ``tracestate``) is current for the block."""
+        token = otel_context.attach(_PROPAGATOR.extract(carrier))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
 
     def inject(self) -> dict[str, str]:
         """The current context as W3C ``traceparent``/``tracestate`` entries."""
