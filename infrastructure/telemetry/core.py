@@ -163,7 +163,7 @@ class ChatCall:
             if system:
                 span.set_attribute(names.SYSTEM_INSTRUCTIONS, messages_json(None, redact, system=system))
             span.set_attribute(names.INPUT_MESSAGES, messages_json(sent, redact))
-            reply = Message(role="assistant", content=response.content)  # type: ignore[arg-type]
+            reply = Message(role="assistant", content=response.content)
             span.set_attribute(names.OUTPUT_MESSAGES, messages_json([reply], redact, finish=stop.kind))
         attributes = {**self._attributes, names.RESPONSE_MODEL: model}
         self._measure(attributes)
