@@ -58,6 +58,24 @@ def traced_gateway(gateway: LlmGateway, telemetry: Telemetry | None, settings: S
     return TracedGateway(gateway, telemetry, provider_namer(settings))
 
 
+def traced_executor(executor: Any, telemetry: Telemetry | None) -> Any:
+    """``executor``, each call an ``execute_tool`` span when telemetry is on (a Temporal worker's tools)."""
+    if telemetry is None:
+        return executor
+    from quorum.infrastructure.telemetry.traced_tools import TracedExecutor
+
+    return TracedExecutor(executor, telemetry)
+
+
+def traced_reviewer(reviewer: Any, telemetry: Telemetry | None) -> Any:
+    """``reviewer`` (None stays None), each review a ``quorum.review`` span when telemetry is on."""
+    if telemetry is None or reviewer is None:
+        return reviewer
+    from quorum.infrastructure.telemetry.traced_review import TracedReviewer
+
+    return TracedReviewer(reviewer, telemetry)
+
+
 class CallerTrace:
     """ASGI middleware: an HTTP request carrying a W3C ``traceparent`` is handled in that trace's context.
 
@@ -93,9 +111,7 @@ def run_agent(telemetry: Telemetry | None, settings: Settings, **parts: Any) -> 
     if telemetry is None:
         return RunAgent(**parts)
     from quorum.infrastructure.telemetry.traced_agent import TracedAgent
-    from quorum.infrastructure.telemetry.traced_review import TracedReviewer
-    from quorum.infrastructure.telemetry.traced_tools import TracedExecutor
 
-    parts["executor"] = TracedExecutor(parts["executor"], telemetry)
-    parts["reviewer"] = TracedReviewer(parts["reviewer"], telemetry)
+    parts["executor"] = traced_executor(parts["executor"], telemetry)
+    parts["reviewer"] = traced_reviewer(parts["reviewer"], telemetry)
     return TracedAgent(RunAgent(**parts), telemetry, provider_namer(settings))

@@ -7,7 +7,9 @@ of one context-variable read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import secrets
+import sys
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,40 @@ def bound(telemetry: Telemetry) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+@contextmanager
+def joined(carrier: Mapping[str, str]) -> Iterator[None]:
+    """The W3C trace context of ``carrier`` is current for the block (as is, without OpenTelemetry installed)."""
+    try:
+        from opentelemetry import context
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    except ImportError:
+        yield
+        return
+    token = context.attach(TraceContextTextMapPropagator().extract(carrier))
+    try:
+        yield
+    finally:
+        context.detach(token)
+
+
+def current_trace(*, mint: bool = False) -> dict[str, str]:
+    """The current W3C trace context as ``traceparent``/``tracestate`` entries (to hand to another process).
+
+    Empty when no span is current (nothing of OpenTelemetry is imported then), unless ``mint``:
+    then a new trace id is made up, so that what the receiver records is one trace all the same.
+    """
+    if "opentelemetry.trace" in sys.modules:
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        carrier: dict[str, str] = {}
+        TraceContextTextMapPropagator().inject(carrier)
+        if carrier:
+            return carrier
+    if not mint:
+        return {}
+    return {"traceparent": f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01"}
 
 
 @contextmanager

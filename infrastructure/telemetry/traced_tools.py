@@ -15,9 +15,11 @@ from quorum.infrastructure.telemetry.content import arguments_json
 from quorum.infrastructure.telemetry.core import Telemetry
 from quorum.infrastructure.telemetry.hooks import bound
 
+_KEPT = 1024
+
 
 class TracedExecutor:
-    """``ToolExecutor`` around ``inner`` (one per run: it keeps the risk assessed for each call id)."""
+    """``ToolExecutor`` around ``inner``; it keeps the risk assessed for each call id until the call runs."""
 
     def __init__(self, inner: ToolExecutor, telemetry: Telemetry) -> None:
         self._inner = inner
@@ -29,6 +31,8 @@ class TracedExecutor:
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         risk = self._inner.assess_risk(call, tool)
+        if len(self._risks) >= _KEPT:  # calls never executed here (rejected, run elsewhere) are forgotten
+            del self._risks[next(iter(self._risks))]
         self._risks[call.native_id] = risk.level.value
         return risk
 
