@@ -154,10 +154,14 @@ class ChatCall:
         span, usage = self.span, response.usage
         model = response.model or self._attributes[names.REQUEST_MODEL]
         stop = response.stop_reason
-        span.set_attribute(names.RESPONSE_MODEL, model)
-        span.set_attribute(names.FINISH_REASONS, [_FINISH.get(stop.kind, stop.raw or stop.kind)])
-        span.set_attribute(names.INPUT_TOKENS, usage.input_tokens)
-        span.set_attribute(names.OUTPUT_TOKENS, usage.output_tokens)
+        span.set_attributes(
+            {
+                names.RESPONSE_MODEL: model,
+                names.FINISH_REASONS: [_FINISH.get(stop.kind, stop.raw or stop.kind)],
+                names.INPUT_TOKENS: usage.input_tokens,
+                names.OUTPUT_TOKENS: usage.output_tokens,
+            }
+        )
         if self._t.capture_content:
             redact = self._t.text
             if system:
