@@ -78,14 +78,16 @@ class Telemetry:
         self, name: str, attributes: Mapping[str, Any], kind: SpanKind = SpanKind.INTERNAL
     ) -> Iterator[Span]:
         """A span made current for the block; an exception leaving it sets ``error.type`` and the status."""
-        with self.tracer.start_as_current_span(
-            name, kind=kind, attributes=attributes, record_exception=False, set_status_on_exception=False
-        ) as span:
-            try:
-                yield span
-            except BaseException as error:
-                fail(span, error)
-                raise
+        span = self.tracer.start_span(name, kind=kind, attributes=attributes)
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield span
+        except BaseException as error:
+            fail(span, error)
+            raise
+        finally:
+            otel_context.detach(token)
+            span.end()
 
     def chat(self, provider: str, model: str, *, stream: bool) -> ChatCall:
         """A ``chat {model}`` span begun now, under the current span."""
