@@ -9,7 +9,8 @@ from opentelemetry.semconv._incubating.metrics import gen_ai_metrics
 from opentelemetry.semconv.attributes import error_attributes
 
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
-from quorum.domain.responses import Usage
+from quorum.domain.errors import ProviderError
+from quorum.domain.responses import LlmResponse, Usage
 from quorum.domain.tools import RiskLevel, ToolParameter
 from tests.fakes import FakeTools, ScriptedSession, calls, text
 from tests.integration.telemetry.conftest import REVIEWER_USAGE, RoutingGateway, compose, run_once
@@ -160,3 +161,26 @@ async def test_the_two_histograms_carry_the_conventions_attributes(receiver: Otl
     ]
     assert sum(point.count for _, point in durations) == 4  # two agent requests, two reviewer votes
     assert all(error_attributes.ERROR_TYPE not in attrs for attrs, _ in durations)
+
+
+async def test_a_failed_request_and_a_rejected_call_are_said_on_their_spans(receiver: OtlpReceiver) -> None:
+    async def fails() -> LlmResponse:
+        raise ProviderError("overloaded", provider="fake", status_code=529)
+
+    session = ScriptedSession([calls(("write", {"path": "b.txt", "text": "x"})), fails])
+    gateway = RoutingGateway(session, {"judge:a": "reject", "judge:b": "reject"})
+    container = compose(receiver, REVIEW, gateway=gateway, tool_executor=_tools())
+    params = ExecutionParams(tools="all")
+    result = await run_once(container, RunRequest(task="t", model_id="fake:m", params=params))
+    assert result.stop_reason == "error"
+
+    [review] = receiver.named("quorum.review")
+    assert review.attributes["quorum.review.decision"] == "rejected"
+    assert review.attributes["quorum.review.votes.reject"] == 2
+    assert not receiver.named("execute_tool")  # a rejected call never runs
+    failed = [span for span in receiver.named("chat scripted") if span.status == 2]  # STATUS_CODE_ERROR
+    assert [span.attributes[error_attributes.ERROR_TYPE] for span in failed] == ["ProviderError"]
+    [run] = receiver.named("invoke_agent")
+    assert run.attributes["quorum.run.stop_reason"] == "error" and run.status == 2
+    durations = [a for name, a, _ in receiver.points if name == gen_ai_metrics.GEN_AI_CLIENT_OPERATION_DURATION]
+    assert {"error.type": "ProviderError"}.items() <= next(a for a in durations if "error.type" in a).items()
