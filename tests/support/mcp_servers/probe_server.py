@@ -4,7 +4,8 @@ Tools: ``fast`` (echo), ``slow`` (sleeps), ``barrier`` (returns only once N call
 same time, proving concurrency without timing), ``boom`` (raises), ``refuse`` (ToolError),
 ``image`` (a PNG), ``embedded``, ``linked``, ``base64_text``, ``weather`` (content kinds), two
 resources (``probe://notes/today``, ``probe://logo.png``), ``structured`` (structured content
-only), ``pid``, ``getenv``, ``trace_context`` (the request's ``_meta`` trace entries), ``grow`` (adds a tool and announces tools/list_changed), and annotated tools for risk.
+only), ``pid``, ``getenv``, ``trace_context`` (the request's ``_meta`` trace entries), ``grow``
+(adds a tool and announces tools/list_changed), and annotated tools for risk.
 
 Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio (``--legacy``: only
 the handshake protocols, so sessions are used); ``--fail`` (or ``PROBE_FAIL=1`` in its
