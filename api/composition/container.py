@@ -247,7 +247,7 @@ class Container(containers.DeclarativeContainer):
     secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys, on_secrets)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
-    telemetry = providers.Singleton(build_telemetry, settings, env, secrets)  # None: [telemetry] is off
+    telemetry = providers.Singleton(build_telemetry, settings, env, secrets.provider)  # None: [telemetry] is off
     run_gateway = providers.Singleton(traced_gateway, gateway, telemetry, settings)  # what runs talk through
     human_prompt: providers.Provider[Any] = providers.Object(None)
     line_prompt: providers.Provider[Any] = providers.Object(None)

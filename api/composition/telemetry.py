@@ -22,8 +22,12 @@ if TYPE_CHECKING:
     from quorum.infrastructure.telemetry.core import Telemetry
 
 
-def build_telemetry(settings: Settings, env: Mapping[str, str], secrets: KnownSecrets) -> Telemetry | None:
+def build_telemetry(
+    settings: Settings, env: Mapping[str, str], secrets: Callable[[], KnownSecrets]
+) -> Telemetry | None:
     """The process's telemetry when ``[telemetry] enabled`` (and ``OTEL_SDK_DISABLED`` is not true), else None.
+
+    ``secrets`` is asked only when telemetry is on (captured content is redacted with them).
 
     Raises:
         ConfigurationError: enabled without OpenTelemetry installed, or an unsupported protocol.
@@ -33,7 +37,7 @@ def build_telemetry(settings: Settings, env: Mapping[str, str], secrets: KnownSe
         return None
     from quorum.infrastructure.telemetry.setup import build_telemetry as build
 
-    return build(section, env, secrets.redactor())
+    return build(section, env, secrets().redactor())
 
 
 def provider_namer(settings: Settings) -> Callable[[str], str]:
