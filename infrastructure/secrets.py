@@ -3,9 +3,9 @@
 Known: each provider's ``api_key`` and the variable its ``api_key_env`` names (and the default
 variables of every provider kind, configured or not), provider and MCP ``headers`` values, MCP
 ``env`` values, the variables listed in ``[secrets] redact_env``, the keys stored with
-``quorum keys set``, the MCP OAuth tokens stored with ``quorum mcp login``, and the password of
-``[storage] url``. Their values are redacted
-from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
+``quorum keys set``, the MCP OAuth tokens stored with ``quorum mcp login``, the password of
+``[storage] url``, and the OTLP export headers (``[telemetry] headers``, ``OTEL_EXPORTER_OTLP_*HEADERS``).
+Their values are redacted from everything Quorum writes (see ``quorum.domain.secrets.Redactor``) and their variables are
 removed from the environment of every child process.
 
 The ``[secrets]`` section is declared by the built-in plugin ``quorum.secrets`` (``secrets_plugin``):
@@ -93,6 +93,7 @@ def collect_secrets(
     from quorum.infrastructure.config.loader import ProviderInstance
     from quorum.infrastructure.mcp.settings import McpSettings
     from quorum.infrastructure.storage.settings import StorageSettings
+    from quorum.infrastructure.telemetry.settings import HEADER_VARIABLES, TelemetrySettings, header_secrets
 
     found: list[Secret] = []
     names: set[str] = set()
@@ -116,6 +117,10 @@ def collect_secrets(
     storage_secrets, storage_names = settings.section(StorageSettings).secret_values(env)  # [storage] url's password
     found.extend(Secret(name, value) for name, value in storage_secrets)
     names.update(storage_names)
+    for name, value in header_secrets(settings.section(TelemetrySettings), env):  # OTLP export credentials
+        found.append(Secret(name, _expand(value, env)))
+        names.update(_VAR.findall(value))
+    names.update(HEADER_VARIABLES)
     names.update(settings.section(SecretsSettings).redact_env)
     found.extend(Secret(f"keys.{name}", value) for name, value in sorted((stored_keys or {}).items()))
     found.extend(Secret(name, value) for name, value in sorted((stored_tokens or {}).items()))

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
-from quorum.application.use_cases.run_agent import RunAgent
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
 from quorum.composition.stores import build_run_store
+from quorum.composition.telemetry import build_telemetry, traced_gateway
+from quorum.composition.telemetry import run_agent as build_run_agent
 from quorum.domain.secrets import Redactor
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
@@ -246,22 +247,26 @@ class Container(containers.DeclarativeContainer):
     secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys, on_secrets)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
+    telemetry = providers.Singleton(build_telemetry, settings, env, secrets.provider)  # None: [telemetry] is off
+    run_gateway = providers.Singleton(traced_gateway, gateway, telemetry, settings)  # what runs talk through
     human_prompt: providers.Provider[Any] = providers.Object(None)
     line_prompt: providers.Provider[Any] = providers.Object(None)
     on_elicitation: providers.Provider[Any] = providers.Object(None)
     tool_context = providers.Singleton(
-        tool_source_context, settings, env, gateway, secrets, raw_config, line_prompt, on_elicitation
+        tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation
     )
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
-    review_context = providers.Factory(reviewer_context, settings, options, gateway, human_prompt)
-    reviewer = providers.Factory(build_reviewer, catalog, settings, options, gateway, human_prompt)
+    review_context = providers.Factory(reviewer_context, settings, options, run_gateway, human_prompt)
+    reviewer = providers.Factory(build_reviewer, catalog, settings, options, run_gateway, human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     recorder = providers.Factory(build_recorder, run_store, settings, None)
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)
 
     run_agent = providers.Factory(
-        RunAgent,
-        gateway=gateway,
+        build_run_agent,
+        telemetry,
+        settings,
+        gateway=run_gateway,
         executor=tool_executor,
         schema=schema,
         reviewer=reviewer,

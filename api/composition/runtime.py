@@ -40,6 +40,7 @@ class Runtime:
         self._opened: list[Any] = []
         self._executor: Any = None  # kept after closing: its problems are said then
         self._uncapped: set[str] = set()  # models whose cost cap was said to be unenforceable
+        self._telemetry: Any = None
 
     async def __aenter__(self) -> Runtime:
         self.open()
@@ -56,6 +57,7 @@ class Runtime:
             return
         container = self.container
         container.settings()
+        self._telemetry = container.telemetry()  # None when off; a bad [telemetry] is said before any run
         self._opened = [container.run_store(), container.tool_executor(), container.gateway()]
         self._executor = self._opened[1]
 
@@ -67,7 +69,7 @@ class Runtime:
         return store
 
     async def aclose(self) -> None:
-        """Close the tool sources, then the gateway's clients, then the run store. Idempotent."""
+        """Close the tool sources, the gateway's clients, the run store; flush the telemetry. Idempotent."""
         if self._prompt is not None and not self._prompt.done():
             self._prompt.cancel()
             await asyncio.gather(self._prompt, return_exceptions=True)
@@ -80,6 +82,8 @@ class Runtime:
         await gateway.aclose()
         if store is not None:
             store.close()
+        if self._telemetry is not None:  # export the runs' spans now, not only at exit
+            await asyncio.to_thread(self._telemetry.force_flush)
 
     async def system_prompt(self) -> str | None:
         """The configured system prompt followed by the tool sources' notes (starts eager MCP servers)."""

@@ -13,10 +13,16 @@ if TYPE_CHECKING:
 
 
 def run_spec(prepared: PreparedRun, settings: Settings, engine: EngineSettings, *, hil_mode: str) -> RunSpec:
-    """The ``RunSpec`` of ``prepared`` under a new run id: workspace, review timeout and heartbeat from ``settings``."""
+    """The ``RunSpec`` of ``prepared`` under a new run id: workspace, review timeout and heartbeat from ``settings``.
+
+    With ``[telemetry]`` on, ``trace`` is the caller's trace context (a served request's
+    ``traceparent``), else a new trace id: the workers' spans of the run share it.
+    """
     from quorum.composition.paths import workspace_of
     from quorum.infrastructure.engines.temporal.messages import RunSpec
     from quorum.infrastructure.review.settings import ReviewSettings
+    from quorum.infrastructure.telemetry.hooks import current_trace
+    from quorum.infrastructure.telemetry.settings import TelemetrySettings
 
     request = prepared.request
     return RunSpec(
@@ -30,4 +36,5 @@ def run_spec(prepared: PreparedRun, settings: Settings, engine: EngineSettings, 
         approval_timeout=settings.section(ReviewSettings).approval_timeout,
         parent_run_id=prepared.parent_run_id,
         heartbeat_timeout=engine.heartbeat_timeout,
+        trace=current_trace(mint=settings.section(TelemetrySettings).enabled),  # the workers' spans: one trace
     )

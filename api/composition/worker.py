@@ -10,6 +10,7 @@ from quorum.composition.container import build_container
 from quorum.composition.options import AppOptions
 from quorum.composition.runtime import Runtime
 from quorum.composition.stores import as_approvals
+from quorum.composition.telemetry import traced_executor, traced_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 
 if TYPE_CHECKING:
@@ -40,12 +41,13 @@ def worker_parts(
     runtime.open()
     store = as_approvals(container.run_store())
     review = container.settings().section(ReviewSettings)
+    telemetry = container.telemetry()  # the activities' spans join the run's trace (RunSpec.trace)
     return RunParts(
-        gateway=container.gateway(),
-        executor=container.tool_executor(),
+        gateway=container.run_gateway(),
+        executor=traced_executor(container.tool_executor(), telemetry),
         schema=container.schema(),
         rules=tuple(review.rules),
-        panel=build_quorum(container.review_context(), container.catalog().reviewers),
+        panel=traced_reviewer(build_quorum(container.review_context(), container.catalog().reviewers), telemetry),
         escalate_on_reject=review.escalate_on_reject,
         viewer=WorkspaceCallViewer(Path(workspace)),
         store=store,

@@ -11,6 +11,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from quorum.composition.telemetry import CallerTrace
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.serve.errors import HANDLERS, error_response
 from quorum.serve.expiry import watch_approvals
@@ -56,4 +57,5 @@ def build_app(
     handlers: dict[Any, Any] = {**HANDLERS, BodyTooLarge: _too_large, BodyTimeout: _too_slow}
     app = Starlette(routes=[*ROUTES, *PAGE_ROUTES], exception_handlers=handlers, lifespan=lifespan)
     app.state.hub = hub
-    return Guard(app, token=token, own_names=own_names, origins=origins, max_body=max_body, any_address=any_address)
+    traced = CallerTrace(app, hub.runtime.container.telemetry)  # runs join the caller's traceparent
+    return Guard(traced, token=token, own_names=own_names, origins=origins, max_body=max_body, any_address=any_address)

@@ -32,6 +32,7 @@ from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.stderr_log import StderrLog
 from quorum.infrastructure.mcp.tool_list import ServerToolList
 from quorum.infrastructure.mcp.transport import HttpErrors, ServerEndpoint, describe, open_client
+from quorum.infrastructure.telemetry.hooks import mcp_request
 
 if TYPE_CHECKING:
     from quorum.infrastructure.mcp.auth.oauth import LoginRequired
@@ -159,7 +160,10 @@ class McpServerConnection:
         if client is None:
             return ToolResult(output=self._unavailable_message(), is_error=True)
         try:
-            result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
+            with mcp_request("tools/call", tool, server=self.name, transport=self._transport) as meta:
+                result = await client.call_tool(
+                    tool, arguments, progress_callback=self.features.progress_callback(), meta=meta
+                )
         except Exception as error:
             needed, self._needs_login = self._needs_login, None
             if needed is not None:  # the transport closed because the request needs a new login
@@ -201,7 +205,10 @@ class McpServerConnection:
                 is_error=True,
             )
         try:
-            result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
+            with mcp_request("tools/call", tool, server=self.name, transport=self._transport) as meta:
+                result = await client.call_tool(
+                    tool, arguments, progress_callback=self.features.progress_callback(), meta=meta
+                )
         except Exception as error:
             return ToolResult(
                 output=f"MCP server {self.name!r} failed the call to {tool!r} after re-initializing its "
@@ -210,6 +217,10 @@ class McpServerConnection:
             )
         self._stderr.mark()
         return outcome_from_result(result, server=self.name)
+
+    @property
+    def _transport(self) -> str:
+        return "stdio" if self.settings.url is None else "http"
 
     @property
     def offers_resources(self) -> bool:

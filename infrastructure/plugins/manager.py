@@ -36,6 +36,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.engine", "quorum.infrastructure.engines.plugin"),
     ("quorum.secrets", "quorum.infrastructure.secrets_plugin"),
     ("quorum.serve", "quorum.infrastructure.serve.plugin"),
+    ("quorum.telemetry", "quorum.infrastructure.telemetry.plugin"),
 )
 """(plugin name, module) of every built-in plugin, in load order."""
 

@@ -179,7 +179,7 @@ def test_version_and_help() -> None:
     assert out.returncode == 0 and "run" in out.stdout and "ask" in out.stdout
 
 
-def test_help_and_version_import_no_sdk_and_no_mcp() -> None:
+def test_help_and_version_import_no_sdk_no_mcp_and_no_opentelemetry() -> None:
     code = (
         "import sys\n"
         "import quorum\n"
@@ -189,7 +189,8 @@ def test_help_and_version_import_no_sdk_and_no_mcp() -> None:
         "        cli.main(args=args, prog_name='quorum', standalone_mode=False)\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "heavy = ('openai', 'anthropic', 'mcp', 'httpx2', 'dependency_injector', 'starlette', 'uvicorn', 'acp')\n"
+        "heavy = ('openai', 'anthropic', 'mcp', 'httpx2', 'dependency_injector', 'starlette', 'uvicorn', 'acp',"
+        " 'opentelemetry')\n"
         "print('LOADED', sorted(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -50,7 +50,12 @@ class ActivityExecutor:
         high = clearance is not Clearance.UNREVIEWED or facts is None or facts.risk.level is not RiskLevel.LOW
         timeout = self._spec.params.tool_timeout_seconds
         request = ToolRequest(
-            run_id=self._spec.run_id, workspace=self._spec.workspace, call=call, clearance=clearance, timeout=timeout
+            run_id=self._spec.run_id,
+            workspace=self._spec.workspace,
+            call=call,
+            clearance=clearance,
+            timeout=timeout,
+            trace=self._spec.trace,
         )
         try:
             return await workflow.execute_activity(
@@ -75,7 +80,9 @@ class ActivityPanel:
         self._spec = spec
 
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
-        request = PanelRequest(run_id=self._spec.run_id, workspace=self._spec.workspace, call=call, context=context)
+        request = PanelRequest(
+            run_id=self._spec.run_id, workspace=self._spec.workspace, call=call, context=context, trace=self._spec.trace
+        )
         try:
             return await workflow.execute_activity(
                 "quorum.panel",

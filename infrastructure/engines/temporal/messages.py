@@ -44,6 +44,8 @@ class RunSpec(_Message):
         parent_run_id: the run continued (``--continue``/``--resume``), recorded with the run.
         heartbeat_timeout: seconds without a heartbeat after which a running tool call's worker
             counts as lost (``[engine] heartbeat_timeout``).
+        trace: the W3C trace context (``traceparent``) of whoever started the run; every activity
+            request carries it, so the spans of the run are one trace whichever workers serve it.
     """
 
     run_id: str
@@ -56,6 +58,7 @@ class RunSpec(_Message):
     approval_timeout: float = 86400.0
     parent_run_id: str | None = None
     heartbeat_timeout: float = 15.0
+    trace: dict[str, str] = {}
 
 
 class Prepared(_Message):
@@ -92,6 +95,7 @@ class ModelRequest(_Message):
     tool_names: tuple[str, ...] | None = ()
     note: str | None = None
     after_seq: int = -1
+    trace: dict[str, str] = {}
 
 
 class ModelReply(_Message):
@@ -111,6 +115,7 @@ class ToolRequest(_Message):
     call: ToolCall
     clearance: Clearance
     timeout: float
+    trace: dict[str, str] = {}
 
 
 class PanelRequest(_Message):
@@ -120,6 +125,7 @@ class PanelRequest(_Message):
     workspace: str
     call: ToolCall
     context: ReviewContext
+    trace: dict[str, str] = {}
 
 
 class RecordBatch(_Message):

@@ -93,6 +93,7 @@ class ActivitySession:
             tool_names=None if tools is None else tuple(str(t["name"]) for t in tools),
             note=turn.note,
             after_seq=self._recorder.last_seq,
+            trace=self._spec.trace,
         )
         try:
             reply = await workflow.execute_activity(

@@ -7,6 +7,7 @@ from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from quorum.infrastructure.engines.temporal.activities import QuorumActivities
+from quorum.infrastructure.engines.temporal.tracing import TraceContext
 from quorum.infrastructure.engines.temporal.workflow import RunWorkflow
 
 PASSED_THROUGH = ("quorum", "pydantic", "pydantic_core", "jsonschema", "referencing", "rpds", "re2")
@@ -28,4 +29,5 @@ def build_worker(client: Client, task_queue: str, activities: QuorumActivities, 
         max_concurrent_activities=concurrency,
         max_concurrent_workflow_tasks=max(concurrency, 2),
         workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
+        interceptors=[TraceContext()],  # activities join the run's trace (RunSpec.trace)
     )

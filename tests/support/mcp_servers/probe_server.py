@@ -4,7 +4,8 @@ Tools: ``fast`` (echo), ``slow`` (sleeps), ``barrier`` (returns only once N call
 same time, proving concurrency without timing), ``boom`` (raises), ``refuse`` (ToolError),
 ``image`` (a PNG), ``embedded``, ``linked``, ``base64_text``, ``weather`` (content kinds), two
 resources (``probe://notes/today``, ``probe://logo.png``), ``structured`` (structured content
-only), ``pid``, ``getenv``, ``grow`` (adds a tool and announces tools/list_changed), and annotated tools for risk.
+only), ``pid``, ``getenv``, ``trace_context`` (the request's ``_meta`` trace entries), ``grow``
+(adds a tool and announces tools/list_changed), and annotated tools for risk.
 
 Options: ``--http PORT`` serve streamable HTTP on 127.0.0.1 instead of stdio (``--legacy``: only
 the handshake protocols, so sessions are used); ``--fail`` (or ``PROBE_FAIL=1`` in its
@@ -100,6 +101,13 @@ async def getenv(name: str) -> str:
 async def header(name: str, ctx: Context) -> str:
     """The value of an HTTP request header (streamable HTTP only)."""
     return (ctx.headers or {}).get(name.lower(), "<absent>")
+
+
+@server.tool()
+async def trace_context(ctx: Context) -> str:
+    """The request's ``params._meta`` trace entries (``traceparent``, ``tracestate``) as JSON."""
+    meta = dict(ctx.request_context.meta or {})
+    return json.dumps({key: meta[key] for key in ("traceparent", "tracestate") if key in meta})
 
 
 @server.tool()
