@@ -79,6 +79,9 @@ class McpServerConnection:
         """What the server said about using it (``initialize``'s ``instructions``), once started."""
         self.on_event = on_event
         """Told when the server started, failed to start or was restarted."""
+        self.admit: Callable[[str], str | None] | None = None
+        """Checks a tool (original name) against the live list just before a call is sent: a
+        refusal message, or None to send it (the tool source's pins; None: no check)."""
         self.transport_ended = asyncio.Event()
         """Set when the current connection's incoming stream ended (a stdio server's process exited)."""
         self._generation = 0
@@ -107,6 +110,11 @@ class McpServerConnection:
     def tools_changed(self) -> asyncio.Event:
         """Set whenever the server announces tools/list_changed (tests and UIs may wait on it)."""
         return self._tools.changed
+
+    @property
+    def tools_stale(self) -> bool:
+        """The running server announced a tool-list change not yet listed again."""
+        return self._tools.stale and self.state == "running"
 
     def cached_tools(self) -> list[ServerTool] | None:
         """The tool list from the cache file, when there is one for these settings."""
@@ -158,6 +166,9 @@ class McpServerConnection:
             generation = self._generation
         if client is None:
             return ToolResult(output=self._unavailable_message(), is_error=True)
+        refused = await self._refused(tool)
+        if refused is not None:
+            return ToolResult(output=refused, is_error=True)
         try:
             result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
         except Exception as error:
@@ -193,6 +204,9 @@ class McpServerConnection:
             client = self._client if self.state == "running" else None
         if client is None:
             return ToolResult(output=self._unavailable_message(), is_error=True)
+        refused = await self._refused(tool)
+        if refused is not None:
+            return ToolResult(output=refused, is_error=True)
         if not read_only:
             return ToolResult(
                 output=f"MCP server {self.name!r} no longer knew this session ({lost}), so {tool!r} was not run. "
@@ -249,6 +263,17 @@ class McpServerConnection:
             self._stderr.close()
 
     # -- internals -------------------------------------------------------------------------
+
+    async def _refused(self, tool: str) -> str | None:
+        """``admit``'s refusal of ``tool`` against the live list (listed again if it changed), or None.
+
+        Checked at the last moment, so a list that changed when a lazy server started, a server
+        restarted or announced a change is never called on the strength of an older list.
+        """
+        if self.admit is None:
+            return None
+        await self.tool_list()
+        return self.admit(tool)
 
     def _unavailable_message(self) -> str:
         if self.state == "dead":
