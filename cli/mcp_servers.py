@@ -80,7 +80,6 @@ async def check_servers(
                     "as": offered,
                     "risk": risk.level.value,
                     "risk_reason": risk.reason,
-                    "not_offered": tool.not_offered_because,
                     "pin": pins[original],
                 }
             )

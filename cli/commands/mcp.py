@@ -41,9 +41,6 @@ def _row(connection: Any) -> dict[str, Any]:
         "tools_cached": cached and tools is not None,
         "start_seconds": None if connection.start_seconds is None else round(connection.start_seconds, 3),
         "error": connection.error,
-        "not_offered": [
-            {"name": t.name, "reason": t.not_offered_because} for t in tools or [] if t.not_offered_because
-        ],
     }
 
 
@@ -73,8 +70,6 @@ def list_servers(config_path: Path | None, as_json: bool) -> None:
         click.echo(printable(line))
         if r["error"]:
             click.echo(f"  {printable(r['error'].splitlines()[0])} (details: quorum mcp check {r['name']})")
-        for tool in r["not_offered"]:
-            click.echo(f"  not offered: {printable(tool['name'])}: {tool['reason']}")
 
 
 async def _list(source: Any) -> list[dict[str, Any]]:
@@ -124,8 +119,6 @@ def _say_check(r: dict[str, Any]) -> None:
     for tool in r["tools"]:
         if tool["pin"] not in ("match", "off", "unpinned"):
             note = f"withheld: {tool['pin']} since pinned (quorum mcp trust {r['name']} {tool['name']})"
-        elif tool["not_offered"]:
-            note = f"not offered: {tool['not_offered']}"
         elif tool["as"] != f"mcp__{r['name']}__{tool['name']}":  # cut short or sanitised
             note = f"offered as {tool['as']}"
         else:

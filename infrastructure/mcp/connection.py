@@ -23,6 +23,7 @@ from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolSourceError
 from quorum.domain.events import McpServerEvent
 from quorum.domain.tools import ToolResult
+from quorum.infrastructure.mcp import tasks
 from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientFeatures
@@ -170,7 +171,7 @@ class McpServerConnection:
         if refused is not None:
             return ToolResult(output=refused, is_error=True)
         try:
-            result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
+            result = await tasks.call_tool(client, tool, self._spec(tool), arguments, self.features.progress_callback())
         except Exception as error:
             needed, self._needs_login = self._needs_login, None
             if needed is not None:  # the transport closed because the request needs a new login
@@ -215,7 +216,7 @@ class McpServerConnection:
                 is_error=True,
             )
         try:
-            result = await client.call_tool(tool, arguments, progress_callback=self.features.progress_callback())
+            result = await tasks.call_tool(client, tool, self._spec(tool), arguments, self.features.progress_callback())
         except Exception as error:
             return ToolResult(
                 output=f"MCP server {self.name!r} failed the call to {tool!r} after re-initializing its "
@@ -263,6 +264,10 @@ class McpServerConnection:
             self._stderr.close()
 
     # -- internals -------------------------------------------------------------------------
+
+    def _spec(self, tool: str) -> ServerTool | None:
+        """``tool`` as the server last described it (whether it runs as a task), or None."""
+        return next((t for t in self._tools.tools or [] if t.name == tool), None)
 
     async def _refused(self, tool: str) -> str | None:
         """``admit``'s refusal of ``tool`` against the live list (listed again if it changed), or None.

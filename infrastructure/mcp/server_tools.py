@@ -48,17 +48,6 @@ class ServerTool:
         """Marked read-only and not destructive: safe to send again after a lost session."""
         return self.read_only is True and self.destructive is not True
 
-    @property
-    def not_offered_because(self) -> str | None:
-        """Why the model is not offered this tool, or None when it is.
-
-        A tool that requires task augmentation (``taskSupport: required``) fails when called
-        plainly, and Quorum does not run MCP tasks, so it is left out rather than offered to fail.
-        """
-        if self.task_support == "required":
-            return "requires task augmentation (taskSupport: required), which Quorum does not run"
-        return None
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,

@@ -70,8 +70,9 @@ class McpToolSource:
     learn its tools). A server that fails is reported in ``problems`` and left out; the others
     carry on, unless it is ``required``: then ``list_tools`` raises ``RequiredToolSourceError`` and
     the run ends. Tools are named ``mcp__<server>__<tool>`` (see ``naming``) and filtered by the
-    server's ``enabled_tools`` / ``disabled_tools`` (globs over the server's own names); tools that
-    require task augmentation are not offered (``ServerTool.not_offered_because``).
+    server's ``enabled_tools`` / ``disabled_tools`` (globs over the server's own names), then by
+    the pins (``pin_gate``): a tool that differs from its pin is withheld. Tools that support or
+    require task augmentation are offered and called as MCP tasks (``tasks``).
 
     Every server start, failed start and restart is an ``McpServerEvent`` of the run: emitted
     at once when it happens inside a run (a lazy server starting on a call, a restart), else held
@@ -279,10 +280,8 @@ class McpToolSource:
 
         def shown(t: ServerTool) -> bool:
             return (
-                t.not_offered_because is None
-                and (not settings.enabled_tools or any(fnmatch.fnmatchcase(t.name, p) for p in settings.enabled_tools))
-                and not any(fnmatch.fnmatchcase(t.name, p) for p in settings.disabled_tools)
-            )
+                not settings.enabled_tools or any(fnmatch.fnmatchcase(t.name, p) for p in settings.enabled_tools)
+            ) and not any(fnmatch.fnmatchcase(t.name, p) for p in settings.disabled_tools)
 
         trusted = {t.name for t in self.pins.apply(connection.name, settings, tools, shown=shown)}
         by_original = {t.name: t for t in tools if shown(t)}
