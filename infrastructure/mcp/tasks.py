@@ -5,7 +5,7 @@ A tool whose ``execution.taskSupport`` is ``required``, or ``optional`` on a ser
 at once (``CreateTaskResult``) and works in the background. Quorum then polls ``tasks/get`` at the
 server's ``pollInterval``, reporting each status message as progress of the call, and fetches the
 tool's result with ``tasks/result`` once the task is ``completed`` (or ``failed``). When the call is
-cancelled (the run was cancelled, or the tool timed out) the task is cancelled (``tasks/cancel``).
+cancelled (a cancelled run, or the tool's deadline) the task is cancelled (``tasks/cancel``).
 
 The installed SDK carries the task types but no client methods for them. ``tasks/get``,
 ``tasks/result`` and ``tasks/cancel`` go through the session's generic ``send_request``; the
