@@ -78,18 +78,18 @@ class PinGate:
                 self._announce(server, withheld)
         return check.trusted
 
-    def recheck(self, server: str, settings: McpServerSettings, tool: ServerTool) -> Withheld | None:
-        """``tool`` as the server describes it now, if it does not match its pin (None: it may run).
+    def recheck(self, server: str, settings: McpServerSettings, listed: Sequence[ServerTool]) -> Withheld | None:
+        """The tool (every copy of one name the server lists now) if it does not match its pin, else None.
 
         A server never pinned yet lets it through: its list is pinned when it is next listed.
         """
-        if self.store is None or not settings.pin:
+        if self.store is None or not settings.pin or not listed:
             return None
-        check = self.store.check(server, settings, [tool])
+        check = self.store.check(server, settings, listed)
         if not check.pinned or not check.withheld:
             return None
-        (withheld,) = check.withheld
-        self._withheld.setdefault(server, {})[tool.name] = withheld
+        withheld = check.withheld[0]
+        self._withheld.setdefault(server, {})[withheld.tool.name] = withheld
         self._announce(server, withheld)
         return withheld
 

@@ -159,13 +159,20 @@ class PinStore:
             return PinCheck(trusted=list(tools), withheld=[], pinned=False)
         trusted: list[ServerTool] = []
         withheld: list[Withheld] = []
+        copies: dict[str, list[ServerTool]] = {}
         for tool in tools:
-            pin = pins.get(tool.name)
-            if pin is not None and pin.sha256 == tool_fingerprint(tool.definition):
-                trusted.append(tool)
-            else:
-                pinned = pin.definition if pin is not None else None
-                withheld.append(Withheld(tool, changes_between(pinned, tool.definition), pinned))
+            copies.setdefault(tool.name, []).append(tool)
+        for name, listed in copies.items():
+            pin = pins.get(name)
+            if pin is not None and all(pin.sha256 == tool_fingerprint(t.definition) for t in listed):
+                trusted.append(listed[0])
+                continue
+            # A name listed twice is trusted only when every copy matches: a server must not slip a
+            # changed definition in beside the pinned one.
+            pinned = pin.definition if pin is not None else None
+            for tool in listed:
+                if pin is None or pin.sha256 != tool_fingerprint(tool.definition):
+                    withheld.append(Withheld(tool, changes_between(pinned, tool.definition), pinned))
         return PinCheck(trusted=trusted, withheld=withheld, pinned=True)
 
     def pin_first_use(self, server: str, settings: McpServerSettings, tools: Sequence[ServerTool]) -> bool:

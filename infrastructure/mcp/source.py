@@ -233,8 +233,8 @@ class McpToolSource:
         """The last check before a call to ``connection`` is sent: the tool's live definition vs its pin."""
 
         def admit(tool: str) -> str | None:
-            live = next((t for t in connection.tools or [] if t.name == tool), None)
-            withheld = self.pins.recheck(connection.name, connection.settings, live) if live is not None else None
+            live = [t for t in connection.tools or [] if t.name == tool]
+            withheld = self.pins.recheck(connection.name, connection.settings, live)
             return refusal(connection.name, withheld) if withheld is not None else None
 
         return admit
