@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from quorum.infrastructure.mcp.pins import PinStore, changes_between, tool_fingerprint
@@ -53,3 +55,19 @@ def test_another_command_has_its_own_pins(tmp_path: Path) -> None:
     other = McpServerSettings(command="srv", args=["--y"])
     assert store.load("s", other) is None
     assert store.load("s", SETTINGS) is not None
+
+
+def test_the_pins_tasks_and_the_mcp_commands_import_no_sdk() -> None:
+    code = (
+        "import sys\n"
+        "import quorum.infrastructure.mcp.pin_gate, quorum.infrastructure.mcp.tasks, quorum.infrastructure.mcp.source\n"
+        "from quorum.cli.main import cli\n"
+        "for args in (['mcp', '--help'], ['mcp', 'trust', '--help'], ['mcp', 'pins', '--help']):\n"
+        "    try:\n"
+        "        cli.main(args=args, prog_name='quorum', standalone_mode=False)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print('LOADED', sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'rich')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "LOADED []"
