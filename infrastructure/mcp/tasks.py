@@ -4,7 +4,9 @@ A tool whose ``execution.taskSupport`` is ``required``, or ``optional`` on a ser
 ``tasks.requests.tools.call``, is called with a ``task`` parameter: the server answers with a task
 at once (``CreateTaskResult``) and works in the background. Quorum then polls ``tasks/get`` at the
 server's ``pollInterval``, reporting each status message as progress of the call, and fetches the
-tool's result with ``tasks/result`` once the task is ``completed`` (or ``failed``). When the call is
+tool's result with ``tasks/result`` once the task is ``completed`` (or ``failed``), or as soon as it
+is ``input_required``: the server then sends its questions on that request, which waits for the
+task to end. When the call is
 cancelled (a cancelled run, or the tool's deadline) the task is cancelled (``tasks/cancel``).
 
 The installed SDK carries the task types but no client methods for them. ``tasks/get``,
@@ -31,7 +33,9 @@ _POLL_DEFAULT = 1.0
 _POLL_BOUNDS = (0.05, 5.0)
 """A server's ``pollInterval`` is kept within these seconds: neither a busy loop nor a stall."""
 _CANCEL_GRACE = 5.0
-_DONE = ("completed", "failed", "cancelled")
+_DONE = ("completed", "failed", "cancelled", "input_required")
+"""Statuses that end the polling: terminal ones, and ``input_required``, whose requests (an
+elicitation, say) the server sends while ``tasks/result`` waits for the task to end."""
 
 
 def runs_as_task(client: Any, tool: ServerTool | None) -> bool:

@@ -13,8 +13,10 @@ import mcp_types as types
 import pytest
 
 from quorum.application.run_context import CallActivity, current_call
+from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.events import RunEvent, ToolProgress
 from quorum.domain.tools import ToolCall
+from quorum.infrastructure.mcp.client_features import ClientSide
 from quorum.infrastructure.mcp.source import McpToolSource
 from tests.integration.mcp.test_mcp_content import _everything
 
@@ -53,3 +55,25 @@ async def test_a_cancelled_call_cancels_its_task_on_the_server(how: str) -> None
         assert task.status == "cancelled"
     finally:
         await source.aclose()
+
+
+async def test_a_task_that_needs_input_asks_through_tasks_result() -> None:
+    """``input_required``: the server's elicitation arrives while ``tasks/result`` waits; the answer goes back."""
+    asked: list[ElicitationRequest] = []
+
+    async def answer(request: ElicitationRequest) -> ElicitationAnswer:
+        asked.append(request)
+        return ElicitationAnswer(action="accept", content={"interpretation": "historical"})
+
+    source = McpToolSource({"ev": _everything()}, client_side=ClientSide(on_elicitation=answer))
+    try:
+        await source.list_tools()
+        call = ToolCall(
+            native_id="c", name="mcp__ev__simulate-research-query", arguments={"topic": "tides", "ambiguous": True}
+        )
+        result = await source.execute(call)
+    finally:
+        await source.aclose()
+    assert not result.is_error, result.output
+    assert "# Research Report: tides (historical)" in result.output
+    assert len(asked) == 1 and "multiple interpretations" in asked[0].message
