@@ -34,7 +34,8 @@ async def check_servers(
 
     One dict per server: ``name``, ``ok``, ``required`` (its failure would end a run), ``lazy``;
     when ok ``start_seconds``, ``tools`` (each with its ``risk`` and ``risk_reason``, ``[tools]
-    risk`` ``overrides`` applied) and ``instructions`` (their length); else ``error`` and
+    risk`` ``overrides`` applied, and ``pin``: ``match``, ``off`` (``pin = false``), ``unpinned``
+    (never pinned yet), or the changes joined by ``, ``) and ``instructions`` (their length); else ``error`` and
     ``seconds``. Shared by ``mcp check`` and ``doctor``; never raises for a server's failure.
     """
     from quorum.domain.tools import RiskAssessment
@@ -68,6 +69,7 @@ async def check_servers(
                 "seconds": time.monotonic() - began,
             }
         by_name = {t.name: t for t in tools}
+        pins = pin_states(source, connection, tools)
         described = []
         for offered, original in namespace_all(connection.name, by_name).items():
             tool = by_name[original]
@@ -78,7 +80,7 @@ async def check_servers(
                     "as": offered,
                     "risk": risk.level.value,
                     "risk_reason": risk.reason,
-                    "not_offered": tool.not_offered_because,
+                    "pin": pins[original],
                 }
             )
         instructions = connection.instructions if connection.settings.instructions else None
@@ -96,3 +98,13 @@ async def check_servers(
         return list(await asyncio.gather(*(one(c) for c in connections)))
     finally:
         await source.aclose()
+
+
+def pin_states(source: Any, connection: Any, tools: Any) -> dict[str, str]:
+    """Each tool's state against its pin (see ``check_servers``); nothing is pinned here."""
+    if not source.pins.active(connection.settings):
+        return {t.name: "off" for t in tools}
+    check = source.pins.store.check(connection.name, connection.settings, tools)
+    states = {t.name: "match" if check.pinned else "unpinned" for t in check.trusted}
+    states.update({w.tool.name: ", ".join(w.change) for w in check.withheld})
+    return states

@@ -240,6 +240,35 @@ class McpLog(_Event):
     message: str
 
 
+class McpToolsPinned(_Event):
+    """A server's tools were seen for the first time and pinned (trust on first use).
+
+    ``tool_count`` tools were pinned: each tool's definition is fingerprinted (SHA-256 of its
+    canonical JSON) so that a later change is withheld until a person trusts it.
+    """
+
+    type: Literal["mcp_tools_pinned"] = "mcp_tools_pinned"
+    server: str
+    tool_count: int
+
+
+McpToolChange = Literal["new", "description", "input_schema", "output_schema", "annotations", "title"]
+"""What differs from a tool's pin: ``new`` (no pin), or the fields of the definition that changed."""
+
+
+class McpToolChanged(_Event):
+    """A pinned server offers a tool that differs from its pin (or is new): it is withheld.
+
+    The tool is not offered to the model and a call to it is refused until a person runs
+    ``quorum mcp trust SERVER TOOL``. ``change`` names what differs, in a fixed order.
+    """
+
+    type: Literal["mcp_tool_changed"] = "mcp_tool_changed"
+    server: str
+    tool: str
+    change: list[McpToolChange]
+
+
 class ToolResultEvent(_Event):
     """A call's result: the flat public form of a ``ToolResult``, under the same field names.
 
@@ -332,6 +361,8 @@ RunEvent = Annotated[
     | McpSampling
     | McpElicitation
     | McpLog
+    | McpToolsPinned
+    | McpToolChanged
     | ToolResultEvent
     | TurnFinished
     | RunFinished,

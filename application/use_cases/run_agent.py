@@ -193,10 +193,20 @@ class RunAgent:
             context = partial(_review_context, state.run_id, request.task, response.text_content())
             await batch.run(pending, review_context=context, rejections=rejections)
             self._observer.on_event(TurnFinished(turn=turn))
+            wire_tools = await self._still_offered(schemas)
             after = self._after_batch(session, state, pending, rejections, wire_tools)
             if not isinstance(after, TurnInput):
                 return after
             turn_input = after
+
+    async def _still_offered(self, schemas: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """The run's tools the executor still lists, listed again before the next model request.
+
+        A tool source may withdraw a tool mid-run (an MCP server whose tool changed since it was
+        pinned); it is then left out of the next request. Tools are never added mid-run.
+        """
+        listed = set((await self._executor.list_tools()).names())
+        return [schema for name, schema in schemas.items() if name in listed]
 
     async def _settle(
         self,

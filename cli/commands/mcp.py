@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from quorum.cli import mcp_login
+from quorum.cli import mcp_login, mcp_trust
 from quorum.cli.errors import handled
 from quorum.cli.flags import config_option
 from quorum.cli.mcp_servers import check_servers, mcp_source
@@ -41,9 +41,6 @@ def _row(connection: Any) -> dict[str, Any]:
         "tools_cached": cached and tools is not None,
         "start_seconds": None if connection.start_seconds is None else round(connection.start_seconds, 3),
         "error": connection.error,
-        "not_offered": [
-            {"name": t.name, "reason": t.not_offered_because} for t in tools or [] if t.not_offered_because
-        ],
     }
 
 
@@ -73,8 +70,6 @@ def list_servers(config_path: Path | None, as_json: bool) -> None:
         click.echo(printable(line))
         if r["error"]:
             click.echo(f"  {printable(r['error'].splitlines()[0])} (details: quorum mcp check {r['name']})")
-        for tool in r["not_offered"]:
-            click.echo(f"  not offered: {printable(tool['name'])}: {tool['reason']}")
 
 
 async def _list(source: Any) -> list[dict[str, Any]]:
@@ -122,17 +117,18 @@ def _say_check(r: dict[str, Any]) -> None:
     click.echo(f"ok    {printable(r['name'])}: started in {r['start_seconds']:.2f} s, {count} tool{'s' * (count != 1)}")
     width = min(max((len(t["name"]) for t in r["tools"]), default=0), 32)
     for tool in r["tools"]:
-        if tool["not_offered"]:
-            note = f"not offered: {tool['not_offered']}"
+        if tool["pin"] not in ("match", "off", "unpinned"):
+            note = f"withheld: {tool['pin']} since pinned (quorum mcp trust {r['name']} {tool['name']})"
         elif tool["as"] != f"mcp__{r['name']}__{tool['name']}":  # cut short or sanitised
             note = f"offered as {tool['as']}"
         else:
             note = ""
-        line = f"      {tool['risk']:<6}{tool['name']:<{width}}  {note}".rstrip()
+        pin = {"match": "pinned", "off": "", "unpinned": "not pinned yet"}.get(tool["pin"], "CHANGED")
+        line = f"      {tool['risk']:<6}{tool['name']:<{width}}  {pin:<14}{note}".rstrip()
         click.echo(printable(line))
     if r["instructions"]:
         click.echo(f"      (instructions: {r['instructions']} characters, added to the system prompt)")
 
 
-for _command in (mcp_login.login, mcp_login.logout):  # they live in their own module
+for _command in (mcp_login.login, mcp_login.logout, mcp_trust.pins, mcp_trust.trust):  # they live in their own module
     mcp.add_command(_command)

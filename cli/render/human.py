@@ -32,6 +32,8 @@ from quorum.domain.events import (
     McpLog,
     McpSampling,
     McpServerEvent,
+    McpToolChanged,
+    McpToolsPinned,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -154,6 +156,18 @@ class HumanRenderer:
         else:
             outcome = "failed" if event.approved else "refused"
             self._line(printable(f"  mcp {event.server} sampling {outcome}: {event.error}"))
+
+    def _on_mcp_tools_pinned(self, event: McpToolsPinned) -> None:
+        count = f"{event.tool_count} tool{'s' * (event.tool_count != 1)}"
+        self._line(self._style(printable(f"● MCP server {event.server}: {count} pinned (first use)"), "dim"))
+
+    def _on_mcp_tool_changed(self, event: McpToolChanged) -> None:
+        what = "is new" if event.change == ["new"] else "changed (" + ", ".join(event.change) + ")"
+        line = (
+            f"! MCP tool {event.tool} of server {event.server} {what}: withheld until trusted "
+            f"(quorum mcp trust {event.server} {event.tool})"
+        )
+        self._line(self._style(printable(line), "yellow"), quiet_ok=True)
 
     def _line(self, text: str, *, quiet_ok: bool = False) -> None:
         if self._verbosity < 0 and not quiet_ok:
@@ -310,6 +324,8 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     McpServerEvent: HumanRenderer._on_mcp_server,
     McpLog: HumanRenderer._on_mcp_log,
     McpSampling: HumanRenderer._on_mcp_sampling,
+    McpToolsPinned: HumanRenderer._on_mcp_tools_pinned,
+    McpToolChanged: HumanRenderer._on_mcp_tool_changed,
     ContextCompacted: HumanRenderer._on_context_compacted,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,

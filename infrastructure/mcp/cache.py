@@ -12,7 +12,8 @@ from typing import Any
 from quorum.infrastructure.mcp.naming import namespace_all
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""2: entries keep the tool's whole ``definition`` (what pins are checked against)."""
 CACHE_SUBDIR = "mcp-tools"
 """The folder of the tool-list cache inside Quorum's cache directory."""
 
@@ -26,7 +27,8 @@ def fingerprint(settings: McpServerSettings) -> str:
 class ToolListCache:
     """``<dir>/<server>.json`` holding the last tool list a server reported.
 
-    Entries are plain dicts ``{"name", "description", "input_schema", "annotations", "task_support"}``;
+    Entries are plain dicts ``{"name", "description", "input_schema", "annotations", "task_support",
+    "definition"}``;
     the file also keeps the server's ``instructions`` (or null). A file whose fingerprint no longer
     matches the server's settings is ignored. Writes are atomic (rename).
     """

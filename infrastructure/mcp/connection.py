@@ -23,6 +23,7 @@ from quorum.application.run_context import report_progress
 from quorum.domain.errors import ToolSourceError
 from quorum.domain.events import McpServerEvent
 from quorum.domain.tools import ToolResult
+from quorum.infrastructure.mcp import tasks
 from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientFeatures
@@ -80,6 +81,9 @@ class McpServerConnection:
         """What the server said about using it (``initialize``'s ``instructions``), once started."""
         self.on_event = on_event
         """Told when the server started, failed to start or was restarted."""
+        self.admit: Callable[[str], str | None] | None = None
+        """Checks a tool (original name) against the live list just before a call is sent: a
+        refusal message, or None to send it (the tool source's pins; None: no check)."""
         self.transport_ended = asyncio.Event()
         """Set when the current connection's incoming stream ended (a stdio server's process exited)."""
         self._generation = 0
@@ -108,6 +112,11 @@ class McpServerConnection:
     def tools_changed(self) -> asyncio.Event:
         """Set whenever the server announces tools/list_changed (tests and UIs may wait on it)."""
         return self._tools.changed
+
+    @property
+    def tools_stale(self) -> bool:
+        """The running server announced a tool-list change not yet listed again."""
+        return self._tools.stale and self.state == "running"
 
     def cached_tools(self) -> list[ServerTool] | None:
         """The tool list from the cache file, when there is one for these settings."""
@@ -159,11 +168,13 @@ class McpServerConnection:
             generation = self._generation
         if client is None:
             return ToolResult(output=self._unavailable_message(), is_error=True)
+        refused = await self._refused(tool)
+        if refused is not None:
+            return ToolResult(output=refused, is_error=True)
         try:
             with mcp_request("tools/call", tool, server=self.name, transport=self._transport) as meta:
-                result = await client.call_tool(
-                    tool, arguments, progress_callback=self.features.progress_callback(), meta=meta
-                )
+                progress = self.features.progress_callback()
+                result = await tasks.call_tool(client, tool, self._spec(tool), arguments, progress, meta=meta)
         except Exception as error:
             needed, self._needs_login = self._needs_login, None
             if needed is not None:  # the transport closed because the request needs a new login
@@ -197,6 +208,9 @@ class McpServerConnection:
             client = self._client if self.state == "running" else None
         if client is None:
             return ToolResult(output=self._unavailable_message(), is_error=True)
+        refused = await self._refused(tool)
+        if refused is not None:
+            return ToolResult(output=refused, is_error=True)
         if not read_only:
             return ToolResult(
                 output=f"MCP server {self.name!r} no longer knew this session ({lost}), so {tool!r} was not run. "
@@ -206,9 +220,8 @@ class McpServerConnection:
             )
         try:
             with mcp_request("tools/call", tool, server=self.name, transport=self._transport) as meta:
-                result = await client.call_tool(
-                    tool, arguments, progress_callback=self.features.progress_callback(), meta=meta
-                )
+                progress = self.features.progress_callback()
+                result = await tasks.call_tool(client, tool, self._spec(tool), arguments, progress, meta=meta)
         except Exception as error:
             return ToolResult(
                 output=f"MCP server {self.name!r} failed the call to {tool!r} after re-initializing its "
@@ -260,6 +273,21 @@ class McpServerConnection:
             self._stderr.close()
 
     # -- internals -------------------------------------------------------------------------
+
+    def _spec(self, tool: str) -> ServerTool | None:
+        """``tool`` as the server last described it (whether it runs as a task), or None."""
+        return next((t for t in self._tools.tools or [] if t.name == tool), None)
+
+    async def _refused(self, tool: str) -> str | None:
+        """``admit``'s refusal of ``tool`` against the live list (listed again if it changed), or None.
+
+        Checked at the last moment, so a list that changed when a lazy server started, a server
+        restarted or announced a change is never called on the strength of an older list.
+        """
+        if self.admit is None:
+            return None
+        await self.tool_list()
+        return self.admit(tool)
 
     def _unavailable_message(self) -> str:
         if self.state == "dead":

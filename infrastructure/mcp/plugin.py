@@ -14,6 +14,7 @@ from quorum.infrastructure.plugins.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from quorum.infrastructure.mcp.auth.store import McpTokenStore
+    from quorum.infrastructure.mcp.pins import PinStore
     from quorum.infrastructure.mcp.source import McpToolSource
     from quorum.infrastructure.plugins.registries import ConfigSectionRegistry, ToolRegistry
 
@@ -27,6 +28,7 @@ def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
     servers = context.settings.section(McpSettings).servers
     cache_dir = Path(context.cache_dir) / CACHE_SUBDIR if context.cache_dir is not None else None
     tokens = token_store(context)
+    pins = pin_store(context)
     side = ClientSide(gateway=context.gateway, prompt=context.prompt, on_elicitation=context.on_elicitation)
     return McpToolSource(
         servers,
@@ -35,7 +37,17 @@ def mcp_source_factory(context: ToolSourceContext) -> McpToolSource:
         cache_dir=cache_dir,
         token_store=tokens,
         client_side=side,
+        pins=pins,
     )
+
+
+def pin_store(context: ToolSourceContext) -> PinStore | None:
+    """The store of pinned tool definitions, in the data dir (the parent of ``cache_dir``)."""
+    from quorum.infrastructure.mcp.pins import PINS_SUBDIR, PinStore
+
+    if context.cache_dir is None:
+        return None
+    return PinStore(Path(context.cache_dir).parent / PINS_SUBDIR)
 
 
 def token_store(context: ToolSourceContext) -> McpTokenStore | None:

@@ -12,8 +12,11 @@ model gets for each kind of block:
   described;
 - resource link: name, title, description, URI, type and size, with how to read it
   (``mcp_read_resource``);
-- structured content: kept as JSON, unless a text block already carries the same JSON (what the
-  spec asks servers to send for compatibility).
+- structured content: kept as JSON, unless the content already carries it: a text block with
+  the same JSON (what the spec asks servers to send for compatibility), the text wrapped under one
+  key (``{"content": "<the text>"}``, ``{"result": ...}``), or the content blocks themselves
+  (``{"content": [<the blocks>]}``). Base64 inside it is replaced by a description: it never
+  reaches the model as text.
 
 The executor then applies ``[tools] images`` and the output cap, and removes base64 that is
 still in the text (``infrastructure.tools.images``).
@@ -45,8 +48,8 @@ def outcome_from_result(result: Any, *, server: str | None = None) -> ToolResult
     if any(getattr(b, "type", None) == "resource_link" for b in blocks):
         parts.append(_reading_hint(server))
     structured = getattr(result, "structured_content", None)
-    if structured is not None and not _text_repeats(blocks, structured):
-        parts.append("structured content: " + _json(structured))
+    if structured is not None and not _text_repeats(blocks, structured) and not _blocks_repeat(blocks, structured):
+        parts.append("structured content: " + _json(_without_base64(structured)))
     output = "\n".join(parts) if parts else "(no output)"
     return ToolResult(output=output, is_error=bool(getattr(result, "is_error", False)), images=tuple(images))
 
@@ -127,14 +130,56 @@ def _reading_hint(server: str | None) -> str:
 def _text_repeats(blocks: list[Any], structured: Any) -> bool:
     """Whether the text blocks carry ``structured`` already.
 
-    Either as JSON, or as the ``{"result": ...}`` wrapper SDK servers put around a plain value.
+    Either as JSON, or wrapped under one key: the ``{"result": ...}`` SDK servers put around a
+    plain value, or server-filesystem's ``{"content": "<the text>"}``.
     """
     texts = [str(getattr(b, "text", "")) for b in blocks if getattr(b, "type", None) == "text"]
-    if isinstance(structured, dict) and set(structured) == {"result"} and texts:
-        wrapped = structured["result"]
+    if isinstance(structured, dict) and len(structured) == 1 and texts:
+        (wrapped,) = structured.values()
         if wrapped == "\n".join(texts) or (len(texts) == 1 and _parsed(texts[0]) == wrapped):
             return True
     return any(_parsed(text) == structured for text in texts)
+
+
+def _blocks_repeat(blocks: list[Any], structured: Any) -> bool:
+    """Whether ``structured`` is the content blocks themselves under one key (``{"content": [...]}``)."""
+    if not blocks or not isinstance(structured, dict) or len(structured) != 1:
+        return False
+    (wrapped,) = structured.values()
+    if not isinstance(wrapped, list) or len(wrapped) != len(blocks):
+        return False
+    dumped = [
+        b.model_dump(by_alias=True, mode="json", exclude_none=True) if hasattr(b, "model_dump") else b for b in blocks
+    ]
+    return _json(dumped) == _json(wrapped)
+
+
+_BINARY_KEYS = frozenset({"data", "blob"})
+_MIN_BARE_BASE64 = 64
+"""A ``data``/``blob`` string this long that decodes as base64 is binary even without a ``mimeType``."""
+
+
+def _without_base64(value: Any, key: str | None = None, mime: str | None = None) -> Any:
+    """``value`` (structured content) with base64 payloads replaced by a short description.
+
+    Replaced: ``data``/``blob`` strings that decode as base64 (beside a ``mimeType``, or long), and
+    ``data:`` URIs with a base64 payload. Images are not sent from here: the content blocks carry them.
+    """
+    if isinstance(value, dict):
+        kind = value.get("mimeType") or value.get("mime_type")
+        kind = kind if isinstance(kind, str) else None
+        return {k: _without_base64(v, k, kind) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_base64(v, key, mime) for v in value]
+    if not isinstance(value, str):
+        return value
+    if value.startswith("data:") and ";base64," in value[:200]:
+        mime = value[5:].split(";", 1)[0] or mime
+        return f"[base64 data: {mime or 'unknown type'}, {_size(value.split(',', 1)[1])}, not shown]"
+    binary = key in _BINARY_KEYS and (mime is not None or len(value) >= _MIN_BARE_BASE64)
+    if binary and decode_base64(value) is not None:
+        return f"[base64 data: {mime or 'unknown type'}, {_size(value)}, not shown]"
+    return value
 
 
 def _parsed(text: str) -> Any:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from quorum.domain.errors import ToolSourceError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+DEFINITION_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+"""The parts of a tool's definition that are pinned (wire names): what the model and the risk see."""
 
 
 @dataclass(frozen=True)
@@ -23,11 +26,15 @@ class ServerTool:
     destructive: bool | None = None
     task_support: str | None = None
     """``execution.taskSupport``: ``forbidden``, ``optional`` or ``required`` (None: not said)."""
+    definition: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The tool's definition as the server sent it (``DEFINITION_KEYS``, wire names): what is pinned."""
 
     @classmethod
     def from_mcp(cls, tool: Any) -> ServerTool:
         notes = getattr(tool, "annotations", None)
+        wire = tool.model_dump(by_alias=True, mode="json", exclude_none=True) if hasattr(tool, "model_dump") else {}
         return cls(
+            definition={key: wire[key] for key in DEFINITION_KEYS if key in wire},
             name=tool.name,
             description=tool.description or getattr(tool, "title", None) or "",
             input_schema=dict(tool.input_schema or {"type": "object"}),
@@ -41,17 +48,6 @@ class ServerTool:
         """Marked read-only and not destructive: safe to send again after a lost session."""
         return self.read_only is True and self.destructive is not True
 
-    @property
-    def not_offered_because(self) -> str | None:
-        """Why the model is not offered this tool, or None when it is.
-
-        A tool that requires task augmentation (``taskSupport: required``) fails when called
-        plainly, and Quorum does not run MCP tasks, so it is left out rather than offered to fail.
-        """
-        if self.task_support == "required":
-            return "requires task augmentation (taskSupport: required), which Quorum does not run"
-        return None
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -59,6 +55,7 @@ class ServerTool:
             "input_schema": self.input_schema,
             "annotations": {"readOnlyHint": self.read_only, "destructiveHint": self.destructive},
             "task_support": self.task_support,
+            "definition": self.definition,
         }
 
     @classmethod
@@ -71,6 +68,7 @@ class ServerTool:
             read_only=notes.get("readOnlyHint"),
             destructive=notes.get("destructiveHint"),
             task_support=data.get("task_support"),
+            definition=dict(data.get("definition") or {}),
         )
 
 

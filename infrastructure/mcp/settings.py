@@ -37,6 +37,9 @@ class McpServerSettings(Section):
         sampling_max_tokens: the most output tokens one sampling request may ask for.
         log_level: the least severe server log message wanted (``logging/setLevel``); unset: the
             server's default.
+        pin: pin the server's tool definitions (trust on first use) and withhold a tool whose
+            definition changed, or that is new, until ``quorum mcp trust`` (see docs/mcp.md).
+            ``false`` offers whatever the server says, as it says it, every time.
     """
 
     command: str | None = None
@@ -57,6 +60,7 @@ class McpServerSettings(Section):
     sampling_model: str | None = None
     sampling_max_tokens: int = Field(1024, ge=1, le=1_000_000)
     log_level: McpLogLevel | None = None
+    pin: bool = True
 
     @property
     def starts_eagerly(self) -> bool:

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from quorum.application.run_context import current_run_events, emit_run_event
 from quorum.domain.errors import RequiredToolSourceError
-from quorum.domain.events import McpServerEvent
+from quorum.domain.events import McpServerEvent, RunEvent
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.mcp.auth.store import McpTokenStore
 from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientSide
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.naming import namespace_all
+from quorum.infrastructure.mcp.pin_gate import PinGate, refusal
+from quorum.infrastructure.mcp.pins import PinStore
 from quorum.infrastructure.mcp.resources import ResourceReader
 from quorum.infrastructure.mcp.results import READ_TOOL
 from quorum.infrastructure.mcp.server_tools import ServerTool
@@ -68,8 +70,9 @@ class McpToolSource:
     learn its tools). A server that fails is reported in ``problems`` and left out; the others
     carry on, unless it is ``required``: then ``list_tools`` raises ``RequiredToolSourceError`` and
     the run ends. Tools are named ``mcp__<server>__<tool>`` (see ``naming``) and filtered by the
-    server's ``enabled_tools`` / ``disabled_tools`` (globs over the server's own names); tools that
-    require task augmentation are not offered (``ServerTool.not_offered_because``).
+    server's ``enabled_tools`` / ``disabled_tools`` (globs over the server's own names), then by
+    the pins (``pin_gate``): a tool that differs from its pin is withheld. Tools that support or
+    require task augmentation are offered and called as MCP tasks (``tasks``).
 
     Every server start, failed start and restart is an ``McpServerEvent`` of the run: emitted
     at once when it happens inside a run (a lazy server starting on a call, a restart), else held
@@ -83,6 +86,8 @@ class McpToolSource:
         cache_dir: where tool lists are cached (None: no cache; lazy servers then start to list).
         token_store: OAuth tokens of HTTP servers (None: no OAuth; a 401 is an error).
         client_side: what serves the servers' sampling and elicitation requests (None: refused).
+        pins: the pinned tool definitions (None: no pinning; see ``pin_gate``). A tool that
+            differs from its pin is not offered, and a call to it is refused without being sent.
     """
 
     name = "mcp"
@@ -96,6 +101,7 @@ class McpToolSource:
         cache_dir: Path | None = None,
         client_side: ClientSide | None = None,
         token_store: McpTokenStore | None = None,
+        pins: PinStore | None = None,
     ) -> None:
         cache = ToolListCache(cache_dir) if cache_dir is not None else None
         self.connections: dict[str, McpServerConnection] = {
@@ -113,11 +119,16 @@ class McpToolSource:
         }
         self._problems: list[tuple[str | None, str]] = []
         self._said: set[str] = set()
-        self._held: list[McpServerEvent] = []
+        self._held: list[RunEvent] = []
         self._routes: dict[str, _Route] = {}
+        self._withheld_names: dict[str, tuple[str, str]] = {}
         self._started = False
         self._start_lock = asyncio.Lock()
         self._resources = ResourceReader(self.connections)
+        self.pins = PinGate(pins, self._on_server_event)
+        """The pins applied to every server's tool list."""
+        for connection in self.connections.values():
+            connection.admit = self._admitter(connection)
 
     async def start(self) -> None:
         """Start the eager servers (once), concurrently; failures go to ``problems``."""
@@ -157,6 +168,7 @@ class McpToolSource:
             )
         definitions: list[ToolDefinition] = []
         routes: dict[str, _Route] = {}
+        self._withheld_names = {}
         for connection in self.connections.values():
             for name, tool in (await self._server_tools(connection)).items():
                 risk = tool_risk(tool, connection.settings)
@@ -179,10 +191,13 @@ class McpToolSource:
 
     async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         route = self._routes.get(call.name)
+        if route is not None and route.connection.tools_stale:
+            await self.list_tools()  # the server announced a change: apply the pins before calling
+            route = self._routes.get(call.name)
         if route is None and call.name == READ_TOOL:
             return await self._resources.call(call.arguments)
         if route is None:
-            return ToolResult(output=f"unknown MCP tool {call.name!r}", is_error=True)
+            return ToolResult(output=self._refusal(call.name), is_error=True)
         return await route.connection.call(route.original, dict(call.arguments), read_only=route.read_only)
 
     def origin(self, tool_name: str) -> str:
@@ -214,15 +229,33 @@ class McpToolSource:
                 notes.append(instructions_note(connection.name, text))
         return notes
 
-    def _on_server_event(self, event: McpServerEvent) -> None:
+    def _admitter(self, connection: McpServerConnection) -> Callable[[str], str | None]:
+        """The last check before a call to ``connection`` is sent: the tool's live definition vs its pin."""
+
+        def admit(tool: str) -> str | None:
+            live = [t for t in connection.tools or [] if t.name == tool]
+            withheld = self.pins.recheck(connection.name, connection.settings, live)
+            return refusal(connection.name, withheld) if withheld is not None else None
+
+        return admit
+
+    def _refusal(self, name: str) -> str:
+        """Why a call of ``name`` is refused: withheld by the pins, or not a tool of any server."""
+        server, original = self._withheld_names.get(name, (None, None))
+        withheld = self.pins.withheld(server, original) if server and original else None
+        if server is not None and withheld is not None:
+            return refusal(server, withheld)
+        return f"unknown MCP tool {name!r}"
+
+    def _on_server_event(self, event: RunEvent) -> None:
         if current_run_events.get() is None:
             self._held.append(event)  # before any run: said when the next run lists its tools
         else:
             self._say(event)
 
-    def _say(self, event: McpServerEvent) -> None:
+    def _say(self, event: RunEvent) -> None:
         emit_run_event(event)
-        if event.state == "failed":
+        if isinstance(event, McpServerEvent) and event.state == "failed":
             self._said.add(event.name)
 
     async def _server_tools(self, connection: McpServerConnection) -> dict[str, ServerTool]:
@@ -244,15 +277,21 @@ class McpToolSource:
         else:
             return {}
         settings = connection.settings
-        kept = [
-            t
-            for t in tools
-            if t.not_offered_because is None
-            and (not settings.enabled_tools or any(fnmatch.fnmatchcase(t.name, p) for p in settings.enabled_tools))
-            and not any(fnmatch.fnmatchcase(t.name, p) for p in settings.disabled_tools)
-        ]
-        by_original = {t.name: t for t in kept}
-        return {name: by_original[original] for name, original in namespace_all(connection.name, by_original).items()}
+
+        def shown(t: ServerTool) -> bool:
+            return (
+                not settings.enabled_tools or any(fnmatch.fnmatchcase(t.name, p) for p in settings.enabled_tools)
+            ) and not any(fnmatch.fnmatchcase(t.name, p) for p in settings.disabled_tools)
+
+        trusted = {t.name for t in self.pins.apply(connection.name, settings, tools, shown=shown)}
+        by_original = {t.name: t for t in tools if shown(t)}
+        offered: dict[str, ServerTool] = {}
+        for name, original in namespace_all(connection.name, by_original).items():  # withheld ones keep their name
+            if original in trusted:
+                offered[name] = by_original[original]
+            else:
+                self._withheld_names[name] = (connection.name, original)
+        return offered
 
     def _note(self, message: str, *, server: str | None = None) -> None:
         if (server, message) not in self._problems:

@@ -13,6 +13,13 @@ from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
 from tests.support.net import free_port, wait_listening
 
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own data dir: pins, tokens and tool-list caches never touch the user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+
+
 PROBE = Path(__file__).resolve().parents[2] / "support" / "mcp_servers" / "probe_server.py"
 
 

@@ -56,11 +56,12 @@ KINDS = {
     "trigger-sampling-request": "sampling",
     "trigger-elicitation-request": "elicitation",
     "trigger-url-elicitation": "url elicitation",
+    "simulate-research-query": "task",
 }
 """Each tool the server offers Quorum, by what the test checks the model received for it."""
 
-NOT_OFFERED = {"simulate-research-query"}
-"""Listed by the server but not offered to the model (``taskSupport: required``; Quorum runs no tasks)."""
+NOT_OFFERED: set[str] = set()
+"""Listed by the server but not offered to the model (none: task-only tools run as MCP tasks)."""
 
 ARGUMENTS: dict[str, dict[str, Any]] = {
     "echo": {"message": "hello from the test"},
@@ -76,6 +77,7 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     },
     "trigger-url-elicitation": {"url": "https://example.org/consent"},  # declined: never opened
     "get-annotated-message": {"messageType": "success", "includeImage": False},
+    "simulate-research-query": {"topic": "tides"},
 }
 ONE_BY_ONE = ("trigger-sampling-request", "trigger-elicitation-request")
 """Called twice each, one call per turn: sampling approved then denied, elicitation accepted then declined."""
@@ -241,6 +243,12 @@ async def test_every_tool_is_called_and_the_model_receives_each_kind(server: dic
     progress = [e for e in collected.of("progress") if e.call_id == long_call.id and e.total is not None]
     assert progress and (progress[-1].progress, progress[-1].total) == (3, 3)
     assert "Long running operation completed" in got("trigger-long-running-operation")
+    # task: created, followed (its status messages are the call's progress), its result fetched
+    report = got("simulate-research-query")
+    assert "# Research Report: tides" in report and "Stage 4: Generating report" in report
+    (task_call,) = [e for e in collected.of("tool_call") if e.name == "mcp__ev__simulate-research-query"]
+    statuses = [e.message for e in collected.of("progress") if e.call_id == task_call.id]
+    assert statuses and statuses[0].startswith("MCP task ") and any("Synthesizing findings" in s for s in statuses)
     # logging: turned on, and server log messages recorded as events
     assert "logging" in got("toggle-simulated-logging").lower()
     assert any(log.server == "ev" for log in collected.of("mcp_log")), collected.of("mcp_log")

@@ -263,7 +263,7 @@ async def test_server_instructions_become_fenced_capped_notes(tmp_path: Path) ->
         await lazy.aclose()
 
 
-async def test_tools_requiring_task_augmentation_are_not_offered(tmp_path: Path) -> None:
+async def test_tools_supporting_or_requiring_tasks_are_offered(tmp_path: Path) -> None:
     from quorum.infrastructure.mcp.cache import ToolListCache
 
     settings = probe(lazy=True)
@@ -275,11 +275,9 @@ async def test_tools_requiring_task_augmentation_are_not_offered(tmp_path: Path)
     ToolListCache(tmp_path).store("t", settings, tools)
     source = McpToolSource({"t": settings}, cache_dir=tmp_path)
     try:
-        assert {t.name for t in await source.list_tools()} == {"mcp__t__plain", "mcp__t__either"}
-        cached = source.connections["t"].cached_tools() or []
-        reasons = {t.name: t.not_offered_because for t in cached}
-        assert reasons["plain"] is None and reasons["either"] is None
-        assert "taskSupport: required" in (reasons["queued"] or "")
+        assert {t.name for t in await source.list_tools()} == {"mcp__t__plain", "mcp__t__queued", "mcp__t__either"}
+        cached = {t.name: t.task_support for t in source.connections["t"].cached_tools() or []}
+        assert cached == {"plain": None, "queued": "required", "either": "optional"}  # called as tasks
     finally:
         await source.aclose()
 

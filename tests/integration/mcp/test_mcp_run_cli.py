@@ -87,9 +87,9 @@ def test_mcp_check_says_each_tool_with_its_risk(tmp_path: Path) -> None:
     assert result.code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("ok    good: started in ")
-    assert any(line.split() == ["low", "lookup"] for line in lines)  # readOnlyHint
-    assert any(line.split() == ["high", "wipe"] for line in lines)  # no read-only annotation
-    assert any(line.split() == ["low", "fast"] for line in lines)  # the [tools] risk override
+    assert any(line.split() == ["low", "lookup", "not", "pinned", "yet"] for line in lines)  # readOnlyHint
+    assert any(line.split() == ["high", "wipe", "not", "pinned", "yet"] for line in lines)  # no read-only annotation
+    assert any(line.split() == ["low", "fast", "not", "pinned", "yet"] for line in lines)  # the [tools] risk override
     assert any("offered as mcp__good__a_really_long" in line for line in lines)  # the name was cut
     assert "(instructions: " in result.stdout
     as_json = [json.loads(line) for line in cli("mcp", "check", "--json").stdout.splitlines()]
@@ -97,6 +97,7 @@ def test_mcp_check_says_each_tool_with_its_risk(tmp_path: Path) -> None:
     tools = {t["name"]: t for t in good["tools"]}
     assert tools["lookup"]["risk"] == "low" and "readOnlyHint" in tools["lookup"]["risk_reason"]
     assert tools["fast"]["risk_reason"] == "[tools] risk override 'mcp__good__fast' = 'low'"
+    assert tools["fast"]["pin"] == "unpinned"  # check compares with the pins; it pins nothing
     broken = next(r for r in as_json if r["name"] == "broken")
     assert not broken["ok"] and "fatal: probe configured to fail" in broken["error"]
 

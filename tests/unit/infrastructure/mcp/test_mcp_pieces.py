@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 
@@ -26,6 +27,10 @@ from quorum.infrastructure.mcp.results import outcome_from_result
 from quorum.infrastructure.mcp.server_tools import ServerTool, expand_variables
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import tool_risk
+
+PNG_1PX = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 
 def test_names_are_namespaced_and_sanitised() -> None:
@@ -141,3 +146,32 @@ def test_cache_round_trip_and_invalidation(tmp_path: Path) -> None:
     assert cache.load("s", McpServerSettings(command="srv", args=["--b"])) is None
     (tmp_path / "c" / "s.json").write_text("not json")
     assert cache.load("s", settings) is None
+
+
+def test_structured_content_that_only_wraps_the_text_or_the_blocks_is_not_sent_again() -> None:
+    text = "line one\nline two " * 50
+    wrapped = CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"content": text})
+    assert outcome_from_result(wrapped).output == text  # server-filesystem's read_text_file: once
+    image = ImageContent(type="image", data=base64.b64encode(PNG_1PX).decode(), mime_type="image/png")
+    media = CallToolResult(
+        content=[image], structured_content={"content": [image.model_dump(by_alias=True, exclude_none=True)]}
+    )
+    outcome = outcome_from_result(media)  # read_media_file: the image block, and nothing else
+    assert outcome.output.startswith("[image: image/png") and "structured" not in outcome.output
+    assert len(outcome.images) == 1
+
+
+def test_base64_inside_structured_content_never_reaches_the_model_as_text() -> None:
+    data = base64.b64encode(PNG_1PX).decode()
+    result = CallToolResult(
+        content=[TextContent(type="text", text="here is the thumbnail")],
+        structured_content={
+            "thumb": {"mimeType": "image/png", "data": data},
+            "uri": "data:image/png;base64," + data,
+            "blob": base64.b64encode(bytes(range(256))).decode(),
+            "data": "plain",
+        },
+    )
+    output = outcome_from_result(result).output
+    assert data[:12] not in output and "base64 data: image/png" in output
+    assert "[base64 data: unknown type, 256 bytes, not shown]" in output and '"data": "plain"' in output
