@@ -26,6 +26,8 @@ from quorum.domain.events import (
     McpLog,
     McpSampling,
     McpServerEvent,
+    PlanProposed,
+    PlanReviewed,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -42,6 +44,7 @@ from quorum.domain.events import (
 )
 from quorum.domain.messages import Message
 from quorum.domain.model_id import ModelId
+from quorum.domain.plans import ApprovedPlan, Plan, PlanStep
 from quorum.domain.policy import ArgumentView, GlobError, PolicyDecision, PolicyRule
 from quorum.domain.responses import (
     ContentBlock,
@@ -75,6 +78,7 @@ from quorum.domain.tools import (
 
 __all__ = [
     "ApprovalRequested",
+    "ApprovedPlan",
     "ArgumentView",
     "Clearance",
     "ConfigurationError",
@@ -94,6 +98,10 @@ __all__ = [
     "Message",
     "ModelId",
     "ParamType",
+    "Plan",
+    "PlanProposed",
+    "PlanReviewed",
+    "PlanStep",
     "PolicyDecision",
     "PolicyRule",
     "ProviderError",
