@@ -139,7 +139,7 @@ class PlanningReviewer:
 
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         if call.name != PROPOSE_PLAN:
-            return ReviewDecision(approved=False, decided_by="policy", reason=say.PLANNING_REFUSED)
+            return ReviewDecision(approved=False, decided_by="auto", reason=say.PLANNING_REFUSED)
         plan = plan_of(call)
         if plan is None:
             return ReviewDecision(approved=False, decided_by="auto", reason="the plan is not well formed")
