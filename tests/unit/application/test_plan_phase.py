@@ -68,7 +68,10 @@ class World:
             new_run_id=lambda: "run-1",
         )
         request = RunRequest(
-            task="fix hello.txt", model_id="fake:m", system_prompt="BASE", params=ExecutionParams(plan="always", **params)
+            task="fix hello.txt",
+            model_id="fake:m",
+            system_prompt="BASE",
+            params=ExecutionParams(plan="always", **params),
         )
         return await agent.execute(request)
 
