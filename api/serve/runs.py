@@ -92,12 +92,15 @@ class RunHub:
         with suppress(TimeoutError):
             await asyncio.wait_for(changed.wait(), FOLLOW_POLL)
 
-    async def start(self, task: str, *, model: str | None, parent: str | None) -> str:
+    async def start(self, task: str, *, model: str | None, parent: str | None, plan: bool | None = None) -> str:
         """Start a run of ``task`` (continuing ``parent``'s conversation); returns its id once it started.
+
+        ``plan``: plan mode for this run (None: ``[agent] plan``).
 
         Raises:
             NotFound: ``parent`` is not in the run log.
-            UsageError: an unknown model, no model configured: nothing was recorded.
+            UsageError: an unknown model, no model configured, or plan mode on the Temporal
+                engine: nothing was recorded.
         """
         from quorum.composition.runs import prepare_run
 
@@ -107,6 +110,8 @@ class RunHub:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
         if self.temporal.enabled():
+            if plan or (plan is None and self.runtime.container.settings().agent.plan == "always"):
+                raise UsageError("plan mode runs on the local engine only; this server runs on Temporal")
             return await self.temporal.start(task, model=model, history=history, parent=parent)
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()
@@ -118,6 +123,7 @@ class RunHub:
             run_id=run_id,
             parent_run_id=parent,
             observers=[_Notifier(self, run_id, started)],
+            plan=plan,
         )
         await self._launch(run_id, self.runtime.execute(prepared), started)
         return run_id
