@@ -196,3 +196,15 @@ def test_agent_plan_always_in_the_config_plans_every_run(cli: Cli) -> None:
     result = cli("run", "--yes", "--json", "--model", model, "fix the typo")
     assert result.code == 0, result.stderr
     assert len(of(result, "plan_reviewed")) == 1
+
+
+def test_chat_plan_runs_the_next_message_in_plan_mode_only(cli: Cli) -> None:
+    model = scripted(cli, [propose(PLAN, "p1"), write("hello world\n"), {"text": "Fixed."}, {"text": "Plain."}])
+    cli.write("quorum.toml", '[review]\nhil_mode = "auto_approve"\n')
+    result = cli("chat", "--model", model, input="/plan\nfix the typo\nand now?\n/exit\n")
+    assert result.code == 0, result.stderr
+    assert "plan mode for the next message" in result.stdout
+    headings = [line for line in result.stderr.splitlines() if line.startswith("plan: ")]
+    assert headings == ["plan: Fix the typo in hello.txt"]  # the second message did not plan
+    assert (cli.workspace / "hello.txt").read_text() == "hello world\n"
+    assert "Plain." in result.stdout
