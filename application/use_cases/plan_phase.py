@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from functools import partial
+from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
@@ -24,7 +25,7 @@ from quorum.application.plan_mode import (
     execution_prompt,
     planning_prompt,
 )
-from quorum.application.ports.llm import LlmGateway, ToolSchemas, TurnInput
+from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
@@ -40,9 +41,11 @@ from quorum.domain.tools import RiskAssessment, ToolDefinition, ToolSpec
 
 Ask = Callable[[TurnInput], Awaitable[LlmResponse]]
 """Sends one turn on the run's session (``RunAgent._ask``: streaming, compaction, counting)."""
-Settle = Callable[[PendingTurn, ToolBatch, ToolSchemas], Awaitable["Stop | TurnInput"]]
+Schemas = list[dict[str, Any]]
+"""The wire schemas of the tools a request offers."""
+Settle = Callable[[PendingTurn, ToolBatch, Schemas], Awaitable["Stop | TurnInput"]]
 """Settles a turn left open by deferred review with a batch, offering tools after (``RunAgent._settle``)."""
-AfterBatch = Callable[[TurnCalls, ToolSchemas], "Stop | TurnInput"]
+AfterBatch = Callable[[TurnCalls, Schemas], "Stop | TurnInput"]
 """The stop a batch's outcome calls for, or the turn sending its results (``RunAgent._after_batch``)."""
 
 
@@ -97,7 +100,7 @@ class PlanPhase:
         request: RunRequest,
         state: RunState,
         available: ToolSpec,
-        execution_tools: ToolSchemas,
+        execution_tools: Schemas,
         *,
         ask: Ask,
         settle: Settle,
@@ -155,7 +158,7 @@ class PlanPhase:
         params: ExecutionParams,
         batch: ToolBatch,
         events: PlanEvents,
-        tools: ToolSchemas,
+        tools: Schemas,
         ask: Ask,
         after_batch: AfterBatch,
         rejections: RejectionCounter,
@@ -188,7 +191,7 @@ class PlanPhase:
         state: RunState,
         executor: PlanningExecutor,
         answer: TurnInput,
-        execution_tools: ToolSchemas,
+        execution_tools: Schemas,
     ) -> TurnInput:
         """Start the execution phase: the plan joins the system prompt; all tools are offered."""
         assert executor.approved is not None
