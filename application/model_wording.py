@@ -184,6 +184,12 @@ PLAN_APPROVED = (
 )
 """The result of an approved ``propose_plan`` call: the execution phase starts."""
 
+PLAN_NOT_APPROVED = "the plan was not approved"
+"""Why a ``propose_plan`` call that did not pass review records no plan."""
+
+PLAN_MALFORMED = "the plan is not well formed: give a summary and at least one step with a description"
+"""The rejection of a ``propose_plan`` call whose arguments are not a plan."""
+
 
 def approved_plan_prompt(plan: str) -> str:
     """The section the execution phase adds to the system prompt: the approved plan, numbered."""

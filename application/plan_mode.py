@@ -112,7 +112,7 @@ class PlanningExecutor:
         if call.name == PROPOSE_PLAN:
             plan = plan_of(call)
             if clearance is not Clearance.APPROVED or plan is None:
-                refused = say.not_executed_because(call.name, "the plan was not approved")
+                refused = say.not_executed_because(call.name, say.PLAN_NOT_APPROVED)
                 return ToolResult(output=refused, is_error=True)
             self.approved = plan
             return ToolResult(output=say.PLAN_APPROVED)
@@ -142,7 +142,7 @@ class PlanningReviewer:
             return ReviewDecision(approved=False, decided_by="auto", reason=say.PLANNING_REFUSED)
         plan = plan_of(call)
         if plan is None:
-            return ReviewDecision(approved=False, decided_by="auto", reason="the plan is not well formed")
+            return ReviewDecision(approved=False, decided_by="auto", reason=say.PLAN_MALFORMED)
         self._on_proposed(call, plan)
         return await self.review_plan(call, context.model_copy(update={"subject": "plan"}))
 
@@ -188,5 +188,6 @@ class PlanEvents:
                     reason=event.reason,
                     by=event.by,
                     turn=self._turn(),
+                    rule=event.rule,
                 )
             )

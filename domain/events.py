@@ -350,6 +350,8 @@ class PlanReviewed(_Event):
     reason: str
     by: str | None = None
     turn: int = 0
+    rule: str | None = None
+    """The panel's quorum rule, when the panel decided."""
 
 
 RunEvent = Annotated[

@@ -243,8 +243,8 @@ class HumanRenderer:
         self._votes(event)
 
     def _votes(self, event: ReviewEvent | PlanReviewed) -> None:
-        """The votes under a decision line: the dissent of a panel decision, every vote with -v."""
-        if self._verbosity > 0:
+        """The votes under a decision line: every vote of a plan, or with -v; else a panel's dissent."""
+        if self._verbosity > 0 or isinstance(event, PlanReviewed):
             votes = [(vote.reviewer, str(vote.verdict), vote.reason) for vote in event.votes]
         else:
             votes = words.dissent(event)

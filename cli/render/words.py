@@ -104,12 +104,17 @@ def plan_lines(event: PlanProposed) -> list[str]:
 
 
 def plan_decision(event: PlanReviewed) -> str:
-    """``plan approved by quorum: …`` or ``plan rejected by human: … (the model revises it)``."""
+    """``plan approved by 2 of 2 reviewers (…) — carrying it out``; ``plan rejected by alice: … — …``."""
     word = "approved" if event.approved else "rejected"
-    by = event.by or event.decided_by
     reason = " ".join(event.reason.split())
+    if event.by:  # a person decided later (quorum approve/reject, the web page)
+        said = f": {reason}" if reason and reason != f"{word} by {event.by}" else ""
+        line = f"{word} by {event.by}{said}"
+    else:
+        fields = event.model_dump(include={"call_id", "approved", "decided_by", "votes", "reason", "rule"})
+        line = decision_line(ReviewEvent(name="propose_plan", **fields))
     after = " — carrying it out" if event.approved else " — the model may revise it"
-    return f"plan {word} by {by}" + (f": {reason}" if reason else "") + after
+    return f"plan {line}{after}"
 
 
 def waiting_words(detail: str) -> str:

@@ -179,7 +179,7 @@ def test_the_human_output_prints_the_plan_as_a_numbered_list(cli: Cli) -> None:
     assert result.code == 0, result.stderr
     assert "plan: Fix the typo in hello.txt\n  1. Rewrite hello.txt with the typo fixed\n" in result.stderr
     assert "     files: hello.txt\n  2. Show the result\n     command: cat hello.txt" in result.stderr
-    assert "✓ plan approved by auto" in result.stderr
+    assert "✓ plan approved automatically: plan review: no reviewer models are configured" in result.stderr
 
 
 def test_no_plan_within_max_plan_turns_stops_with_exit_3(cli: Cli) -> None:
