@@ -110,8 +110,9 @@ class RunHub:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
         if self.temporal.enabled():
-            if plan or (plan is None and self.runtime.container.settings().agent.plan == "always"):
-                raise UsageError("plan mode runs on the local engine only; this server runs on Temporal")
+            from quorum.composition.temporal_spec import refuse_plan_mode
+
+            refuse_plan_mode("always" if plan else "off")  # [agent] plan = "always": refused by run_spec
             return await self.temporal.start(task, model=model, history=history, parent=parent)
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()

@@ -205,8 +205,6 @@ async def _execute(
     temporal = settings.section(EngineSettings).kind == "temporal"
     if detach and not temporal:
         raise UsageError("--detach starts the run on Temporal: give --engine temporal (or [engine] kind)")
-    if temporal and settings.agent.plan == "always" and not low_risk_only:
-        raise UsageError("plan mode (--plan, [agent] plan) runs on the local engine only; drop --engine temporal")
     if not options.json and options.interactive and not temporal:
         ask_through(container, renderer, display.tty_fd, settings)
     check_configured_names(container)

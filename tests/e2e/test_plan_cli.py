@@ -8,7 +8,10 @@ checked on disk.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
+
+import pytest
 
 from tests.e2e.conftest import Cli, Result
 from tests.support.http_server import ScriptedHttpServer
@@ -208,3 +211,16 @@ def test_chat_plan_runs_the_next_message_in_plan_mode_only(cli: Cli) -> None:
     assert headings == ["plan: Fix the typo in hello.txt"]  # the second message did not plan
     assert (cli.workspace / "hello.txt").read_text() == "hello world\n"
     assert "Plain." in result.stdout
+
+
+def test_plan_mode_is_refused_on_the_temporal_engine_before_anything_runs(cli: Cli) -> None:
+    try:
+        import temporalio  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("the temporal extra is missing (CI must install it: see .ci/run)")
+        pytest.skip("the temporal extra is not installed")
+    model = scripted(cli, [propose(PLAN, "p1")])
+    result = cli("run", "--plan", "--engine", "temporal", "--model", model, "fix the typo")
+    assert result.code == 2, result.stderr
+    assert "plan mode (--plan, [agent] plan) runs on the local engine only, not on Temporal" in result.stderr
