@@ -129,10 +129,7 @@ class PlanPhase:
             spending=state.reviewers,
             guard=RepeatGuard(params.max_repeated_calls),
         )
-        # The planning instructions join the system prompt: a session on the same history.
-        state.session = self._gateway.session(
-            request.model_id, planning_prompt(request.system_prompt), history=state.session.history()
-        )
+        self._reopen(state, request.model_id, planning_prompt(request.system_prompt))
         planned = 0
         if request.resume is not None:
             events.expect(request.resume.calls)
@@ -196,10 +193,14 @@ class PlanPhase:
         """Start the execution phase: the plan joins the system prompt; all tools are offered."""
         assert executor.approved is not None
         self.approved = ApprovedPlan(plan=executor.approved, turn=state.turns)
-        state.session = self._gateway.session(
-            request.model_id, execution_prompt(request.system_prompt, self.approved), history=state.session.history()
-        )
+        self._reopen(state, request.model_id, execution_prompt(request.system_prompt, self.approved))
         return TurnInput.answering(answer.results, execution_tools)
+
+    def _reopen(self, state: RunState, model_id: str, prompt: str | None) -> None:
+        """Go on with ``prompt`` as the system prompt: a session on the same history; compaction keeps it."""
+        state.session = self._gateway.session(model_id, prompt, history=state.session.history())
+        if state.fit is not None:
+            state.fit.system_prompt = prompt
 
 
 def _plan_context(run_id: str, task: str, text: str, tool: ToolDefinition, risk: RiskAssessment) -> ReviewContext:

@@ -102,8 +102,10 @@ class RunAgent:
             UsageError: before the run starts (unknown provider, bad model id, missing key).
             asyncio.CancelledError: when the caller cancels, after ``run_finished``.
         """
-        prompt = execution_prompt(request.system_prompt, request.approved_plan)  # a continued plan-mode run
-        session = self._gateway.session(request.model_id, prompt, history=request.history)
+        if request.approved_plan is not None:  # a continued plan-mode run: its plan stays in the system prompt
+            prompt = execution_prompt(request.system_prompt, request.approved_plan)
+            request = request.model_copy(update={"system_prompt": prompt})
+        session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
         state = RunState(
             run_id=request.run_id or self._new_run_id(),
             task=request.task,

@@ -196,3 +196,24 @@ async def test_the_planning_executor_refuses_a_high_risk_call_whatever_its_clear
     low = ToolCall(native_id="l", name="run_command", arguments={"command": "ls"})
     await executor.execute(low, clearance=Clearance.APPROVED)
     assert world.tools.clearances["l"] is Clearance.UNREVIEWED  # confined, whatever it was handed
+
+
+async def test_a_run_continued_with_an_approved_plan_keeps_it_in_its_prompt_and_reviews() -> None:
+    from quorum.domain.plans import ApprovedPlan, Plan
+
+    world = World([calls(("write_file", {"path": "hello.txt"})), text("done")])
+    agent = RunAgent(
+        gateway=world.gateway,
+        executor=world.tools,
+        schema=JsonSchema(),
+        reviewer=world.reviewer,
+        observer=world.observer,
+    )
+    approved = ApprovedPlan(plan=Plan.model_validate(PLAN), turn=2)
+    request = RunRequest(task="fix", model_id="fake:m", system_prompt="BASE", approved_plan=approved)
+    result = await agent.execute(request)
+    assert result.stop_reason == "end_turn"
+    (prompt,) = [prompt for _, prompt in world.gateway.opened]
+    assert prompt is not None and prompt.startswith("BASE\n\nThe approved plan") and "1. Read hello.txt" in prompt
+    assert "2. Rewrite it" in world.reviewer.contexts[0].plan
+    assert world.observer.of("plan_proposed") == []  # no planning phase: the plan is approved already
