@@ -14,8 +14,7 @@ parallel low-risk calls, review, deferral), with three wrappers around the run's
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
 
@@ -163,7 +162,7 @@ class PlanEvents:
         self._plans: dict[str, Plan] = {}
         self.attempts = 0
 
-    def expect(self, calls: Any) -> None:
+    def expect(self, calls: Iterable[ToolCall]) -> None:
         """Remember the plans of ``calls`` (a turn's calls), to report their review."""
         for call in calls:
             plan = plan_of(call)
