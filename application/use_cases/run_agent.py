@@ -67,6 +67,10 @@ class RunAgent:
     MCP sampling (a server asking for a model, reported by an ``mcp_sampling`` event emitted in
     the run) spends on the run's behalf: its tokens join the agent's ``usage`` and the token
     budget, and are priced with the model that served them.
+
+    Plan mode (``params.plan``, or a continued run whose open turn holds a plan) starts with the
+    planning phase (``PlanPhase``); the approved plan then joins the system prompt and every
+    reviewer's context, and ``max_tool_turns`` counts the turns after it.
     """
 
     def __init__(
