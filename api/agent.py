@@ -159,32 +159,38 @@ class Agent:
         kwargs.setdefault("builtins", "all")
         return cls(config=_CliLayering(Path(config) if config is not None else None), **kwargs)
 
-    async def run(self, task: str, *, history: Sequence[Message] = ()) -> RunResult:
+    async def run(self, task: str, *, history: Sequence[Message] = (), plan: bool | None = None) -> RunResult:
         """Run ``task`` to its end. Never raises for what happens during the run (see ``stop_reason``).
+
+        ``plan=True`` runs it in plan mode: read-only exploration, a plan reviewed by the panel and
+        the human step (``Review``), then execution with the plan in every reviewer's prompt;
+        None: the ``plan`` setting (``"off"`` by default).
 
         Raises:
             UsageError: before the run starts (unknown provider, missing key, bad model id).
         """
-        return await self._run(task, tuple(history), None)
+        return await self._run(task, tuple(history), None, plan)
 
-    def run_sync(self, task: str, *, history: Sequence[Message] = ()) -> RunResult:
+    def run_sync(self, task: str, *, history: Sequence[Message] = (), plan: bool | None = None) -> RunResult:
         """``run`` from synchronous code (not inside a running event loop). Closes what it opened."""
 
         async def once() -> RunResult:
             try:
-                return await self._run(task, tuple(history), None)
+                return await self._run(task, tuple(history), None, plan)
             finally:
                 await self.aclose()  # clients and servers belong to this call's event loop
 
         return asyncio.run(once())
 
-    async def run_stream(self, task: str, *, history: Sequence[Message] = ()) -> AsyncIterator[RunEvent]:
+    async def run_stream(
+        self, task: str, *, history: Sequence[Message] = (), plan: bool | None = None
+    ) -> AsyncIterator[RunEvent]:
         """The run's events as they happen — the same objects ``--json`` prints, ``run_finished`` last.
 
         Leaving the loop early cancels the run (it still ends with ``run_finished`` ``cancelled``).
         """
         queue: asyncio.Queue[RunEvent] = asyncio.Queue()
-        running = asyncio.ensure_future(self._run(task, tuple(history), queue.put_nowait))
+        running = asyncio.ensure_future(self._run(task, tuple(history), queue.put_nowait, plan))
         try:
             while True:
                 getter = asyncio.ensure_future(queue.get())
@@ -231,7 +237,11 @@ class Agent:
         return self._runtime
 
     async def _run(
-        self, task: str, history: tuple[Message, ...], listener: Callable[[RunEvent], None] | None
+        self,
+        task: str,
+        history: tuple[Message, ...],
+        listener: Callable[[RunEvent], None] | None,
+        plan: bool | None = None,
     ) -> RunResult:
         from quorum.composition.runs import prepare_run
 
@@ -240,7 +250,8 @@ class Agent:
         observers: list[Any] = [_Collector(events)]
         if listener is not None:
             observers.append(_Listener(listener))
-        prepared = await prepare_run(runtime, task, history=history, run_id=uuid.uuid4().hex[:16], observers=observers)
+        run_id = uuid.uuid4().hex[:16]
+        prepared = await prepare_run(runtime, task, history=history, run_id=run_id, observers=observers, plan=plan)
         result = await runtime.execute(prepared)
         return RunResult(**result.model_dump(), events=tuple(events))
 

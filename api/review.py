@@ -32,6 +32,8 @@ class ReviewRequest:
         votes: the panel's votes so far, as ``(reviewer, verdict, reason)``.
         task: the run's task.
         run_id: the run the call belongs to.
+        plan: plan mode: the plan to decide, numbered, when ``tool`` is ``propose_plan``; else
+            the run's approved plan (does the call belong to it?); empty outside plan mode.
     """
 
     tool: str
@@ -41,6 +43,7 @@ class ReviewRequest:
     votes: tuple[tuple[str, str, str], ...]
     task: str
     run_id: str
+    plan: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class CallbackPrompt:
             votes=tuple((v.reviewer, v.verdict.value, v.reason) for v in request.votes),
             task=request.context.task,
             run_id=request.context.run_id,
+            plan=_plan_text(request),
         )
         if inspect.iscoroutinefunction(self._callback):
             answer = await self._callback(asked)
@@ -116,3 +120,13 @@ class CallbackPrompt:
                 answer = await answer
         decision = answer if isinstance(answer, Decision) else Decision(approved=bool(answer))
         return HumanAnswer("approve" if decision.approved else "reject", decision.reason)
+
+
+def _plan_text(request: HumanRequest) -> str:
+    """The plan a person deciding ``request`` should read (see ``ReviewRequest.plan``)."""
+    if request.context.subject == "plan":
+        from quorum.application.plan_mode import plan_of
+
+        plan = plan_of(request.call)
+        return plan.numbered() if plan is not None else ""
+    return request.context.plan

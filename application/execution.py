@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from quorum.application.deferral import PendingTurn
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
+from quorum.domain.plans import ApprovedPlan
 from quorum.domain.responses import RunUsage
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -47,6 +48,10 @@ class LoopLimits(BaseModel):
         compact_at: the fraction of the window that triggers compaction.
         compact_model: the model that writes the summary (``provider:model``); None: the run's.
         stream: request streamed responses (text reaches observers as it arrives).
+        plan: ``always`` runs every task in plan mode (plan, review the plan, then execute);
+            ``off`` only when asked (``--plan``, ``/plan``, ``plan=True``).
+        max_plan_turns: turns of the planning phase; without an approved plan by then the run
+            stops ``no_plan``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -65,6 +70,8 @@ class LoopLimits(BaseModel):
     compact_at: float = Field(0.8, gt=0, le=1)
     compact_model: str | None = None
     stream: bool = True
+    plan: Literal["off", "always"] = "off"
+    max_plan_turns: int = Field(5, ge=1)
 
 
 class ExecutionParams(LoopLimits):
@@ -83,6 +90,9 @@ class RunRequest(BaseModel):
     ``resume`` continues a run stopped ``awaiting_approval`` under the same ``run_id``: ``history``
     then ends with the open turn's assistant message, whose calls ``resume`` settles before the
     loop goes on (built by ``ContinueRun``).
+
+    ``params.plan == "always"`` runs the task in plan mode (``PlanPhase``); ``approved_plan`` is
+    the plan a continued run already had approved (its execution phase goes on with it).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -94,6 +104,7 @@ class RunRequest(BaseModel):
     history: tuple[Message, ...] = ()
     run_id: str | None = None
     resume: PendingTurn | None = None
+    approved_plan: ApprovedPlan | None = None
 
 
 class RunResult(BaseModel):

@@ -161,3 +161,46 @@ def outcome_unknown(why: str) -> str:
 def no_decision(timeout_seconds: float) -> str:
     """The rejection reason of a deferred call nobody decided within ``[review] approval_timeout``."""
     return f"no decision within [review] approval_timeout ({timeout_seconds / 3600:g} h); rejected"
+
+
+PROPOSE_PLAN_DESCRIPTION = (
+    "Propose your plan for the task: a summary and ordered steps, each with the files it changes and "
+    "the commands it runs. Call it once you have explored enough; nothing is changed before the plan "
+    "is approved. If it is rejected, revise it from the reasons given and propose it again."
+)
+"""The description of the ``propose_plan`` tool offered in plan mode's planning phase."""
+
+PLANNING_INSTRUCTIONS = (
+    "You are in plan mode, planning phase: explore with the read-only tools offered, then propose a "
+    "plan with the propose_plan tool. Nothing can be changed in this phase: writes and commands that "
+    "change things are refused."
+)
+"""Added to the system prompt during the planning phase."""
+
+PLAN_NUDGE = "You have not proposed a plan. Call propose_plan with your plan now."
+"""The user text after a planning-phase response that called no tool."""
+
+PLANNING_REFUSED = "plan mode: only low-risk calls run in the planning phase; propose the change in your plan"
+"""The reason a high-risk call of the planning phase is refused (whatever any rule or reviewer says)."""
+
+PLAN_APPROVED = (
+    "The plan was approved. Carry it out now, step by step. Every high-risk call is still reviewed, "
+    "against this plan: a call that strays from it may be rejected."
+)
+"""The result of an approved ``propose_plan`` call: the execution phase starts."""
+
+PLAN_NOT_APPROVED = "the plan was not approved"
+"""Why a ``propose_plan`` call that did not pass review records no plan."""
+
+PLAN_MALFORMED = "the plan is not well formed: give a summary and at least one step with a description"
+"""The rejection of a ``propose_plan`` call whose arguments are not a plan."""
+
+
+def approved_plan_prompt(plan: str) -> str:
+    """The section the execution phase adds to the system prompt: the approved plan, numbered."""
+    return f"The approved plan for this task (carry it out; reviewers check each high-risk call against it):\n{plan}"
+
+
+def no_plan(max_plan_turns: int) -> str:
+    """Why a plan-mode run stopped without an approved plan."""
+    return f"no plan was approved within the planning turn limit ({max_plan_turns})"

@@ -81,6 +81,30 @@ class ReviewGate:
         )
         return escalated.model_copy(update={"rule": decision.rule})
 
+    async def review_plan(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        """Decide a proposed plan: the panel votes (same quorum rule), then the person confirms.
+
+        Policy rules are not consulted: a rule matches calls, and no rule may approve a plan. A
+        panel rejection goes back to the model, unless ``escalate_on_reject`` lets the person
+        decide; an approval, or no panel, reaches the human step (``--yes`` approves there,
+        ``defer`` leaves the plan to ``quorum approve``). Fails closed as ``review`` does.
+        """
+        try:
+            if self.panel is None:
+                return await self.human.decide(call, context, why="plan review: no reviewer models are configured")
+            try:
+                voted = await self.panel.review(call, context)
+            except Exception as error:  # the port says never raise; if it does, fail closed
+                return ReviewDecision(
+                    approved=False, decided_by="quorum", reason=say.review_failed("the review panel", str(error))
+                )
+            if not voted.approved and not self.escalate_on_reject:
+                return voted
+            why = "the panel approved the plan" if voted.approved else f"the panel rejected the plan ({voted.reason})"
+            return await self.human.decide(call, context, why=why, votes=voted.votes)
+        except Exception as error:
+            return ReviewDecision(approved=False, decided_by="auto", reason=say.review_failed("the plan review", error))
+
 
 def rule_decision(rule: PolicyRule) -> ReviewDecision:
     """The decision of an ``allow`` or ``deny`` rule (``decided_by="policy"``, the rule's reason)."""

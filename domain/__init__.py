@@ -28,6 +28,8 @@ from quorum.domain.events import (
     McpServerEvent,
     McpToolChanged,
     McpToolsPinned,
+    PlanProposed,
+    PlanReviewed,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -44,6 +46,7 @@ from quorum.domain.events import (
 )
 from quorum.domain.messages import Message
 from quorum.domain.model_id import ModelId
+from quorum.domain.plans import ApprovedPlan, Plan, PlanStep
 from quorum.domain.policy import ArgumentView, GlobError, PolicyDecision, PolicyRule
 from quorum.domain.responses import (
     ContentBlock,
@@ -77,6 +80,7 @@ from quorum.domain.tools import (
 
 __all__ = [
     "ApprovalRequested",
+    "ApprovedPlan",
     "ArgumentView",
     "Clearance",
     "ConfigurationError",
@@ -98,6 +102,10 @@ __all__ = [
     "Message",
     "ModelId",
     "ParamType",
+    "Plan",
+    "PlanProposed",
+    "PlanReviewed",
+    "PlanStep",
     "PolicyDecision",
     "PolicyRule",
     "ProviderError",

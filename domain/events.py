@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from quorum.domain.plans import Plan
 from quorum.domain.responses import RunUsage, Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
@@ -30,6 +31,8 @@ class RunStopReason(StrEnum):
     ERROR = "error"
     AWAITING_APPROVAL = "awaiting_approval"
     """High-risk calls wait for a person (``hil_mode = "defer"``); ``quorum approve`` continues the run."""
+    NO_PLAN = "no_plan"
+    """Plan mode: no plan was approved within ``[agent] max_plan_turns`` planning turns."""
 
 
 class _Event(BaseModel):
@@ -347,6 +350,39 @@ class RunFinished(_Event):
         return value
 
 
+class PlanProposed(_Event):
+    """Plan mode: the model proposed ``plan`` (its ``propose_plan`` call ``call_id``), before its review.
+
+    ``attempt`` counts the plans proposed in this part of the run (a revision after a rejection is 2).
+    """
+
+    type: Literal["plan_proposed"] = "plan_proposed"
+    call_id: str
+    plan: Plan
+    attempt: int = 1
+
+
+class PlanReviewed(_Event):
+    """Plan mode: the decision on a proposed plan: the plan, the votes (panel, then person), who decided and why.
+
+    Follows the ``review`` event of the ``propose_plan`` call. An approved plan starts the
+    execution phase; a rejected one goes back to the model with ``reason``. A plan left to a
+    person (``hil_mode = "defer"``) has an ``approval_requested`` event instead until decided.
+    """
+
+    type: Literal["plan_reviewed"] = "plan_reviewed"
+    call_id: str
+    plan: Plan
+    approved: bool
+    decided_by: str
+    votes: list[VoteRecord]
+    reason: str
+    by: str | None = None
+    turn: int = 0
+    rule: str | None = None
+    """The panel's quorum rule, when the panel decided."""
+
+
 RunEvent = Annotated[
     RunStarted
     | ContextCompacted
@@ -365,6 +401,8 @@ RunEvent = Annotated[
     | McpToolChanged
     | ToolResultEvent
     | TurnFinished
-    | RunFinished,
+    | RunFinished
+    | PlanProposed
+    | PlanReviewed,
     Field(discriminator="type"),
 ]

@@ -100,7 +100,8 @@ class FakeGateway:
 
     def session(self, model_id: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> Any:
         self.opened.append((model_id, system_prompt))
-        self.session_obj.messages[:0] = list(history)
+        if history:  # a session reopened on its own history (plan mode, compaction) continues it
+            self.session_obj.messages[:] = list(history)
         return self.session_obj
 
 
@@ -184,8 +185,18 @@ class ScriptedReviewer:
     vote_usage: Usage = field(default_factory=Usage)
     """The reviewer model and tokens each vote reports (a reviewer model's spending)."""
 
+    plan_verdicts: list[tuple[bool, str]] = field(default_factory=list)
+    """Decisions on proposed plans, in order (then approve)."""
+    plan_contexts: list[ReviewContext] = field(default_factory=list)
+
     def screen(self, call: ToolCall, tool: ToolDefinition | None) -> PolicyRule | None:
         return first_match(self.rules, call.name, call.arguments) if self.rules else None
+
+    async def review_plan(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        self.plan_contexts.append(context)
+        ok, reason = self.plan_verdicts.pop(0) if self.plan_verdicts else (True, "a sound plan")
+        vote = Vote(reviewer="fake", verdict=Verdict.APPROVE if ok else Verdict.REJECT, reason=reason)
+        return ReviewDecision(approved=ok, decided_by="quorum", votes=(vote,), rule="majority", reason=reason)
 
     async def review(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         self.reviewed.append(call.native_id)

@@ -61,6 +61,11 @@ class PreparedRun:
     parent_run_id: str | None = None
 
 
+def plan_override(plan: bool | None) -> dict[str, Any]:
+    """The ``[agent] plan`` override a driver's ``plan`` flag makes (none for None)."""
+    return {} if plan is None else {"plan": "always" if plan else "off"}
+
+
 async def prepare_run(
     runtime: Runtime,
     task: str,
@@ -72,6 +77,7 @@ async def prepare_run(
     parent_run_id: str | None = None,
     observers: Sequence[RunObserver | None] = (),
     tool_notes: bool = True,
+    plan: bool | None = None,
 ) -> PreparedRun:
     """Prepare one run of ``task`` on ``runtime``'s composition.
 
@@ -89,6 +95,8 @@ async def prepare_run(
         observers: the driver's observers (a renderer, a collector), after the recorder.
         tool_notes: add the tool sources' notes to the system prompt (starts the eager MCP
             servers); False for a run a Temporal worker executes.
+        plan: plan mode for this run (plan, have the plan reviewed, then execute); None:
+            ``[agent] plan`` decides.
 
     Raises:
         UsageError: no model configured and no key found, or an ambiguous model name.
@@ -101,7 +109,7 @@ async def prepare_run(
         task=task,
         model_id=model_id,
         system_prompt=prompt,
-        params=settings.agent.execution_params(tools=tools),
+        params=settings.agent.execution_params(tools=tools, **plan_override(plan)),
         history=tuple(history),
         run_id=run_id,
     )

@@ -12,12 +12,28 @@ if TYPE_CHECKING:
     from quorum.infrastructure.engines.temporal.messages import RunSpec
 
 
+def refuse_plan_mode(plan: str) -> None:
+    """Plan mode does not run on the Temporal engine yet (decision 180): refuse it before anything starts.
+
+    Raises:
+        UsageError: ``plan`` (the run's ``[agent] plan``) is ``always``.
+    """
+    if plan == "always":
+        from quorum.domain.errors import UsageError
+
+        raise UsageError("plan mode (--plan, [agent] plan) runs on the local engine only, not on Temporal")
+
+
 def run_spec(prepared: PreparedRun, settings: Settings, engine: EngineSettings, *, hil_mode: str) -> RunSpec:
     """The ``RunSpec`` of ``prepared`` under a new run id: workspace, review timeout and heartbeat from ``settings``.
 
     With ``[telemetry]`` on, ``trace`` is the caller's trace context (a served request's
     ``traceparent``), else a new trace id: the workers' spans of the run share it.
+
+    Raises:
+        UsageError: plan mode (``refuse_plan_mode``).
     """
+    refuse_plan_mode(prepared.request.params.plan)
     from quorum.composition.paths import workspace_of
     from quorum.infrastructure.engines.temporal.messages import RunSpec
     from quorum.infrastructure.review.settings import ReviewSettings

@@ -12,11 +12,15 @@ class _Body(BaseModel):
 
 
 class StartRun(_Body):
-    """``POST /v1/runs``: a task to run; ``parent`` continues that run's conversation."""
+    """``POST /v1/runs``: a task to run; ``parent`` continues that run's conversation.
+
+    ``plan``: plan mode (plan, have the plan reviewed, then execute); None: ``[agent] plan``.
+    """
 
     task: str = Field(min_length=1)
     model: str | None = None
     parent: str | None = None
+    plan: bool | None = None
 
 
 class Decision(_Body):

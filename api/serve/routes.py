@@ -58,7 +58,7 @@ async def health(request: Request) -> Response:
 async def start_run(request: Request) -> Response:
     body = await _body(request, StartRun)
     try:
-        run_id = await _hub(request).start(body.task, model=body.model, parent=body.parent)
+        run_id = await _hub(request).start(body.task, model=body.model, parent=body.parent, plan=body.plan)
     except NotFound as error:
         raise ApiError(404, str(error)) from None
     except UsageError as error:  # an unknown model, no model configured

@@ -116,12 +116,15 @@ class RunHub:
         with suppress(TimeoutError):
             await asyncio.wait_for(changed.wait(), FOLLOW_POLL)
 
-    async def start(self, task: str, *, model: str | None, parent: str | None) -> str:
+    async def start(self, task: str, *, model: str | None, parent: str | None, plan: bool | None = None) -> str:
         """Start a run of ``task`` (continuing ``parent``'s conversation); returns its id once it started.
+
+        ``plan``: plan mode for this run (None: ``[agent] plan``).
 
         Raises:
             NotFound: ``parent`` is not in the run log.
-            UsageError: an unknown model, no model configured: nothing was recorded.
+            UsageError: an unknown model, no model configured, or plan mode on the Temporal
+                engine: nothing was recorded.
         """
         from quorum.composition.runs import prepare_run
 
@@ -131,6 +134,9 @@ class RunHub:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
         if self.temporal.enabled():
+            from quorum.composition.temporal_spec import refuse_plan_mode
+
+            refuse_plan_mode("always" if plan else "off")  # [agent] plan = "always": refused by run_spec
             return await self.temporal.start(task, model=model, history=history, parent=parent)
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()
@@ -142,6 +148,7 @@ class RunHub:
             run_id=run_id,
             parent_run_id=parent,
             observers=[_Notifier(self, run_id, started)],
+            plan=plan,
         )
         await self._launch(run_id, self.runtime.execute(prepared), started)
         return run_id

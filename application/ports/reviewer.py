@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -13,7 +13,12 @@ from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition
 
 
 class ReviewContext(BaseModel):
-    """What a reviewer may know about the call beyond the call itself."""
+    """What a reviewer may know about the call beyond the call itself.
+
+    ``plan`` is the run's approved plan as numbered text (plan mode's execution phase), so a
+    reviewer can ask whether the call belongs to it; empty outside plan mode. ``subject`` is
+    ``plan`` when the call under review is a ``propose_plan`` call: the plan itself is judged.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -23,6 +28,8 @@ class ReviewContext(BaseModel):
     risk: RiskLevel
     risk_reason: str = ""
     assistant_text: str = ""
+    plan: str = ""
+    subject: Literal["call", "plan"] = "call"
 
 
 class ActionReviewer(Protocol):
@@ -41,8 +48,16 @@ class RuleScreen(Protocol):
         ...
 
 
-class CallReviewer(ActionReviewer, RuleScreen, Protocol):
-    """What the loop consults: rules screen every call; ``review`` decides the reviewed ones."""
+class PlanReviewer(Protocol):
+    """Reviews a proposed plan (plan mode): policy rules never decide it."""
+
+    async def review_plan(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
+        """Decide the plan in ``call`` (a ``propose_plan`` call). Must not raise: fail closed."""
+        ...
+
+
+class CallReviewer(ActionReviewer, RuleScreen, PlanReviewer, Protocol):
+    """What the loop consults: rules screen every call; ``review`` decides the reviewed ones; ``review_plan`` plans."""
 
 
 class CallViewer(Protocol):

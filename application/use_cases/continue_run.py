@@ -10,8 +10,9 @@ from quorum.application.ports.approvals import CallDecision, PendingApprovals, P
 from quorum.application.ports.run_store import RunStore, RunSummary
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.errors import UsageError
-from quorum.domain.events import RunStarted
+from quorum.domain.events import PlanReviewed, RunEvent, RunStarted
 from quorum.domain.messages import Message
+from quorum.domain.plans import ApprovedPlan
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import ToolCall, ToolResult
 
@@ -99,8 +100,17 @@ class ContinueRun:
                 history=tuple(history[:-1]),
                 run_id=run.run_id,
                 resume=turn,
+                approved_plan=approved_plan(events),
             )
         )
+
+
+def approved_plan(events: list[RunEvent]) -> ApprovedPlan | None:
+    """The plan a plan-mode run had approved (its last ``plan_reviewed`` approval), or None."""
+    for event in reversed(events):
+        if isinstance(event, PlanReviewed) and event.approved:
+            return ApprovedPlan(plan=event.plan, turn=event.turn)
+    return None
 
 
 def human_decision(pending: PendingCall, decision: CallDecision) -> ReviewDecision:

@@ -15,6 +15,7 @@ from quorum.application.context_fit import ContextFit
 from quorum.application.deferral import PendingTurn
 from quorum.application.execution import RunRequest, RunResult
 from quorum.application.loop_guard import RepeatGuard
+from quorum.application.plan_mode import execution_prompt
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
@@ -26,6 +27,7 @@ from quorum.application.redaction import RedactingObserver
 from quorum.application.run_context import current_run_events, current_run_id, current_run_model
 from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
 from quorum.application.use_cases import model_request
+from quorum.application.use_cases.plan_phase import PlanPhase, plans
 from quorum.application.use_cases.run_state import RunState, Stop
 from quorum.domain.errors import ContextTooLong, RunFailure
 from quorum.domain.events import (
@@ -37,6 +39,7 @@ from quorum.domain.events import (
     TurnFinished,
     TurnStarted,
 )
+from quorum.domain.plans import ApprovedPlan
 from quorum.domain.responses import LlmResponse, Usage
 from quorum.domain.secrets import Redactor
 from quorum.domain.text import valid_unicode
@@ -64,6 +67,10 @@ class RunAgent:
     MCP sampling (a server asking for a model, reported by an ``mcp_sampling`` event emitted in
     the run) spends on the run's behalf: its tokens join the agent's ``usage`` and the token
     budget, and are priced with the model that served them.
+
+    Plan mode (``params.plan``, or a continued run whose open turn holds a plan) starts with the
+    planning phase (``PlanPhase``); the approved plan then joins the system prompt and every
+    reviewer's context, and ``max_tool_turns`` counts the turns after it.
     """
 
     def __init__(
@@ -99,6 +106,9 @@ class RunAgent:
             UsageError: before the run starts (unknown provider, bad model id, missing key).
             asyncio.CancelledError: when the caller cancels, after ``run_finished``.
         """
+        if request.approved_plan is not None:  # a continued plan-mode run: its plan stays in the system prompt
+            prompt = execution_prompt(request.system_prompt, request.approved_plan)
+            request = request.model_copy(update={"system_prompt": prompt})
         session = self._gateway.session(request.model_id, request.system_prompt, history=request.history)
         state = RunState(
             run_id=request.run_id or self._new_run_id(),
@@ -165,7 +175,13 @@ class RunAgent:
         if params.compact == "auto":
             state.fit = ContextFit.for_run(request, self._gateway, self._windows, self._observer)
         turn_input = TurnInput.user(request.task, wire_tools)
-        if request.resume is not None:
+        approved = request.approved_plan
+        if plans(request):  # plan mode: plan and have the plan reviewed first
+            planned, approved = await self._plan(request, session, state, offered, wire_tools, rejections)
+            if not isinstance(planned, TurnInput):
+                return planned
+            turn_input = planned
+        elif request.resume is not None:
             settled = await self._settle(request.resume, session, state, batch, rejections, wire_tools)
             if not isinstance(settled, TurnInput):
                 return settled
@@ -188,9 +204,10 @@ class RunAgent:
 
             pending = TurnCalls(calls)
             state.pending = pending
-            if turn > params.max_tool_turns:
+            if turn - (approved.turn if approved else 0) > params.max_tool_turns:  # planning turns apart
                 return await self._turn_limit(request, session, state, pending)
-            context = partial(_review_context, state.run_id, request.task, response.text_content())
+            plan = approved.plan.numbered() if approved else ""
+            context = partial(_review_context, state.run_id, request.task, response.text_content(), plan)
             await batch.run(pending, review_context=context, rejections=rejections)
             self._observer.on_event(TurnFinished(turn=turn))
             wire_tools = await self._still_offered(schemas)
@@ -207,6 +224,39 @@ class RunAgent:
         """
         listed = set((await self._executor.list_tools()).names())
         return [schema for name, schema in schemas.items() if name in listed]
+
+    async def _plan(
+        self,
+        request: RunRequest,
+        session: LlmSession,
+        state: RunState,
+        available: ToolSpec,
+        wire_tools: list[dict[str, Any]],
+        rejections: RejectionCounter,
+    ) -> tuple[Stop | TurnInput, ApprovedPlan | None]:
+        """Run the planning phase (``PlanPhase``) on this run's session, state and events."""
+        phase = PlanPhase(
+            gateway=self._gateway,
+            executor=self._executor,
+            schema=self._schema,
+            reviewer=self._reviewer,
+            observer=self._observer,
+            validator=self._validator,
+            redactor=self._redactor,
+            clock=self._clock,
+            prices=self._prices,
+        )
+        outcome = await phase.run(
+            request,
+            state,
+            available,
+            wire_tools,
+            ask=lambda turn: self._ask(session, turn, request.params.stream, state),
+            settle=lambda resume, batch, tools: self._settle(resume, session, state, batch, rejections, tools),
+            after_batch=lambda pending, tools: self._after_batch(session, state, pending, rejections, tools),
+            rejections=rejections,
+        )
+        return outcome, phase.approved
 
     async def _settle(
         self,
@@ -324,8 +374,10 @@ class RunAgent:
         )
 
 
-def _review_context(run_id: str, task: str, text: str, tool: ToolDefinition, risk: RiskAssessment) -> ReviewContext:
-    """What a reviewer is told about a call of the response whose text is ``text``."""
+def _review_context(
+    run_id: str, task: str, text: str, plan: str, tool: ToolDefinition, risk: RiskAssessment
+) -> ReviewContext:
+    """What a reviewer is told about a call of the response whose text is ``text`` (and the approved ``plan``)."""
     return ReviewContext(
-        run_id=run_id, task=task, tool=tool, risk=risk.level, risk_reason=risk.reason, assistant_text=text
+        run_id=run_id, task=task, tool=tool, risk=risk.level, risk_reason=risk.reason, assistant_text=text, plan=plan
     )

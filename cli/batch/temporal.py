@@ -38,10 +38,12 @@ class TemporalTaskEngine:
         from quorum.composition.model_choice import choose_model
         from quorum.composition.paths import workspace_of
         from quorum.composition.runs import system_prompt
+        from quorum.composition.temporal_spec import refuse_plan_mode
         from quorum.infrastructure.engines.temporal.client import follow, result_of, start_run
         from quorum.infrastructure.engines.temporal.messages import RunSpec
 
         settings, container = self._settings, self._container
+        refuse_plan_mode(settings.agent.plan)
         workspace = task.workspace or workspace_of(settings)
         model_id = container.gateway().resolve(choose_model(task.model or settings.model, container.env()))
         spec = RunSpec(

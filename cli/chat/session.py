@@ -78,12 +78,14 @@ class ChatSession:
         self.spending = SessionSpending()
         self.max_cost = max_cost
         self._problems_said = 0
+        self._plan_next = False
         self._commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "/help": self._help,
             "/exit": self._exit,
             "/model": self._model,
             "/tools": self._tools,
             "/review": self._review,
+            "/plan": self._plan,
             "/clear": self._clear,
             "/resume": self._resume,
             "/usage": self._usage,
@@ -139,7 +141,10 @@ class ChatSession:
             loop.remove_signal_handler(signal.SIGINT)
 
     async def send(self, text: str) -> None:
-        """Run ``text`` as the next message of the conversation; return when the run has ended."""
+        """Run ``text`` as the next message of the conversation; return when the run has ended.
+
+        After ``/plan`` it runs in plan mode (once); otherwise ``[agent] plan`` decides.
+        """
         from quorum.composition.runs import prepare_run
 
         runtime, container = self._runtime, self._container
@@ -151,6 +156,7 @@ class ChatSession:
         if self._interactive:
             ask_through(container, renderer, None, settings)
         conversation = self.conversation
+        plan, self._plan_next = (True if self._plan_next else None), False
 
         async def run() -> Any:
             prepared = await prepare_run(
@@ -160,6 +166,7 @@ class ChatSession:
                 history=conversation.history,
                 parent_run_id=conversation.parent_run_id,
                 observers=[_Tee(renderer, events.append)],
+                plan=plan,
             )
             return await runtime.execute(prepared)
 
@@ -251,6 +258,14 @@ class ChatSession:
         review = settings.section(ReviewSettings).model_copy(update={"hil_mode": argument})
         self._container.settings.override(providers.Object(settings.with_sections(review)))
         self._print(f"review: {argument} from the next message on")
+        return True
+
+    async def _plan(self, argument: str) -> bool:
+        self._plan_next = True
+        if argument:
+            await self.send(argument)
+        else:
+            self._print("plan mode for the next message: a plan is proposed and reviewed before any change")
         return True
 
     async def _clear(self, _: str) -> bool:

@@ -24,6 +24,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/model", "[M]", "show the model, or switch to M (the conversation is kept)"),
     SlashCommand("/tools", "", "the tools offered to the model, with their risk"),
     SlashCommand("/review", "[MODE]", "show or set who approves high-risk calls: " + ", ".join(REVIEW_MODES)),
+    SlashCommand("/plan", "[TASK]", "plan mode for the next message (or TASK): a reviewed plan before any change"),
     SlashCommand("/clear", "", "start a new conversation"),
     SlashCommand("/resume", "RUN_ID", "continue the conversation of a recorded run (any unique prefix)"),
     SlashCommand("/usage", "", "tokens and cost of this session, reviewers included"),

@@ -163,6 +163,14 @@ def _show_events(events: list[Any]) -> None:
             click.echo(f"    review of {event.call_id}: {verdict} by {event.decided_by}{rule}: {event.reason}")
             for vote in event.votes:
                 click.echo(f"      - {vote.reviewer}: {vote.verdict} ({vote.latency_ms:g} ms) {vote.reason}")
+        elif event.type == "plan_proposed":
+            click.echo(f"  plan proposed ({event.call_id}, proposal {event.attempt}):")
+            for line in event.plan.numbered().splitlines():
+                click.echo(f"      {line}")
+        elif event.type == "plan_reviewed":
+            verdict = "approved" if event.approved else "REJECTED"
+            by = f" ({event.by})" if event.by else ""
+            click.echo(f"    plan {event.call_id}: {verdict} by {event.decided_by}{by}: {event.reason}")
         elif event.type == "tool_result":
             state = "rejected" if event.is_rejected else ("error" if event.is_error else "ok")
             click.echo(f"  ← {event.name} {state} in {event.duration_ms:g} ms  (id {event.call_id})")

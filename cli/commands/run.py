@@ -62,9 +62,16 @@ run_options = stacked(
     is_flag=True,
     help="Do not wait for a person: calls needing one stay pending, the run exits 4 (see quorum approve).",
 )
+@click.option(
+    "--plan",
+    is_flag=True,
+    help="Plan mode: explore read-only and propose a plan; the plan is reviewed before anything changes.",
+)
 @engine_option
 @click.option("--detach", is_flag=True, help="With the Temporal engine: print the run id and exit; the run goes on.")
-def run(task: tuple[str, ...], yes: bool, defer: bool, engine: str | None, detach: bool, **flags: Any) -> None:
+def run(
+    task: tuple[str, ...], yes: bool, defer: bool, plan: bool, engine: str | None, detach: bool, **flags: Any
+) -> None:
     """Run TASK: the model may call every tool; high-risk calls are reviewed first.
 
     Text piped in is attached to TASK when its first byte arrives within 3 s (an open pipe nobody
@@ -77,6 +84,8 @@ def run(task: tuple[str, ...], yes: bool, defer: bool, engine: str | None, detac
     flags["overrides"] = engine_overrides(engine)
     if defer:
         flags["overrides"]["review"] = {"hil_mode": "defer"}
+    if plan:
+        flags["overrides"].setdefault("agent", {})["plan"] = "always"
     code = _main(task, low_risk_only=False, yes=yes, detach=detach, **flags)
     if "temporalio.client" in sys.modules:
         leave(code)  # the Temporal client may abort at exit otherwise (sdk-python#300)
@@ -144,7 +153,7 @@ def _main(
     if timeout is not None:
         agent["timeout_seconds"] = timeout
     if agent:
-        overrides["agent"] = agent
+        overrides["agent"] = {**overrides.get("agent", {}), **agent}
     if workspace is not None:
         if not workspace.is_dir():
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
@@ -220,6 +229,7 @@ async def _execute(
             parent_run_id=parent_run_id,
             observers=[renderer],
             tool_notes=tool_notes,
+            plan=False if low_risk_only else None,  # ask never plans: it changes nothing anyway
         )
 
     if temporal:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from quorum.application import model_wording as say
+from quorum.application.plan_mode import PROPOSE_PLAN
 from quorum.cli.render import words
 from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
@@ -34,6 +35,8 @@ from quorum.domain.events import (
     McpServerEvent,
     McpToolChanged,
     McpToolsPinned,
+    PlanProposed,
+    PlanReviewed,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -225,15 +228,10 @@ class HumanRenderer:
         self._line(f"→ {printable(call.name)} {args}  {mark}: {_shorten(problem, RESULT_PREVIEW)}")
 
     def _on_review(self, event: ReviewEvent) -> None:
-        mark = self._style("✓", "green") if event.approved else self._style("✗", "red")
-        line = printable(words.decision_line(event))
-        self._line(f"  {mark} {line}")
-        if self._verbosity > 0:
-            votes = [(vote.reviewer, str(vote.verdict), vote.reason) for vote in event.votes]
-        else:
-            votes = words.dissent(event)
-        for reviewer, verdict, reason in votes:
-            self._line(f"      {printable(reviewer)} ({verdict}): {_shorten(reason, RESULT_PREVIEW)}")
+        if event.name != PROPOSE_PLAN:  # a plan's decision is said by its plan_reviewed event
+            mark = self._style("✓", "green") if event.approved else self._style("✗", "red")
+            self._line(f"  {mark} {printable(words.decision_line(event))}")
+            self._votes(event)
         if self._status is not None:
             if event.approved:
                 self._status.call_approved(event.call_id)
@@ -248,6 +246,24 @@ class HumanRenderer:
             self._line(f"      {printable(reviewer)} ({verdict}): {_shorten(reason, RESULT_PREVIEW)}")
         if self._status is not None:
             self._status.call_done(event.call_id)
+
+    def _on_plan_proposed(self, event: PlanProposed) -> None:
+        for line in words.plan_lines(event):
+            self._line(printable(line))
+
+    def _on_plan_reviewed(self, event: PlanReviewed) -> None:
+        mark = self._style("✓", "green") if event.approved else self._style("✗", "red")
+        self._line(f"  {mark} {printable(words.plan_decision(event))}")
+        self._votes(event)
+
+    def _votes(self, event: ReviewEvent | PlanReviewed) -> None:
+        """The votes under a decision line: every vote of a plan, or with -v; else a panel's dissent."""
+        if self._verbosity > 0 or isinstance(event, PlanReviewed):
+            votes = [(vote.reviewer, str(vote.verdict), vote.reason) for vote in event.votes]
+        else:
+            votes = words.dissent(event)
+        for reviewer, verdict, reason in votes:
+            self._line(f"      {printable(reviewer)} ({verdict}): {_shorten(reason, RESULT_PREVIEW)}")
 
     def _on_vote(self, event: VoteCast) -> None:
         # Live status only: the review line that follows prints the votes (all of them with -v).
@@ -319,6 +335,8 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     VoteCast: HumanRenderer._on_vote,
     ReviewEvent: HumanRenderer._on_review,
     ApprovalRequested: HumanRenderer._on_approval_requested,
+    PlanProposed: HumanRenderer._on_plan_proposed,
+    PlanReviewed: HumanRenderer._on_plan_reviewed,
     ToolProgress: HumanRenderer._on_progress,
     ToolResultEvent: HumanRenderer._on_tool_result,
     McpServerEvent: HumanRenderer._on_mcp_server,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from quorum.domain.events import ReviewEvent, RunFinished
+from quorum.domain.events import PlanProposed, PlanReviewed, ReviewEvent, RunFinished
 
 _DONE = "end_turn"
 
@@ -60,7 +60,7 @@ def decision_line(event: ReviewEvent) -> str:
     return f"{word} automatically: {said}" if said else f"{word} automatically"
 
 
-def dissent(event: ReviewEvent) -> list[tuple[str, str, str]]:
+def dissent(event: ReviewEvent | PlanReviewed) -> list[tuple[str, str, str]]:
     """(reviewer, verdict, reason) of each panel vote that was not an approval, for a panel decision."""
     if event.decided_by != "quorum":
         return []
@@ -86,11 +86,35 @@ def outcome(event: RunFinished) -> str:
         return f"stopped: {detail}" if detail else "stopped: token limit"
     if reason == "max_cost":
         return f"stopped: {detail}" if detail else "stopped: cost cap"
+    if reason == "no_plan":
+        limit = re.search(r"\((\d+)\)", detail)
+        return f"stopped: no plan approved in {limit.group(1)} planning turns" if limit else "stopped: no plan approved"
     if reason == "cancelled":
         return "cancelled"
     if reason == "awaiting_approval":
         return waiting_words(detail)
     return f"failed: {detail}" if detail else "failed"
+
+
+def plan_lines(event: PlanProposed) -> list[str]:
+    """A proposed plan as people read it: a heading with its summary, then the numbered steps."""
+    attempt = f" (revision {event.attempt - 1})" if event.attempt > 1 else ""
+    summary, *steps = event.plan.numbered().splitlines()
+    return [f"plan{attempt}: {summary}", *(f"  {line}" for line in steps)]
+
+
+def plan_decision(event: PlanReviewed) -> str:
+    """``plan approved by 2 of 2 reviewers (…) — carrying it out``; ``plan rejected by alice: … — …``."""
+    word = "approved" if event.approved else "rejected"
+    reason = " ".join(event.reason.split())
+    if event.by:  # a person decided later (quorum approve/reject, the web page)
+        said = f": {reason}" if reason and reason != f"{word} by {event.by}" else ""
+        line = f"{word} by {event.by}{said}"
+    else:
+        fields = event.model_dump(include={"call_id", "approved", "decided_by", "votes", "reason", "rule"})
+        line = decision_line(ReviewEvent(name="propose_plan", **fields))
+    after = " — carrying it out" if event.approved else " — the model may revise it"
+    return f"plan {line}{after}"
 
 
 def waiting_words(detail: str) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from quorum.application.plan_mode import plan_of
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.tools.workspace import Workspace
@@ -44,6 +45,9 @@ def call_lines(call: ToolCall, workspace: Workspace | None) -> list[str]:
         return _edit_file(arguments, workspace)
     if call.name == "run_command" and isinstance(arguments.get("command"), str):
         return _run_command(arguments, workspace)
+    plan = plan_of(call)
+    if plan is not None:  # plan mode: the plan as the numbered list it will be carried out as
+        return ["proposed plan:", *("  " + line for line in plan.numbered().splitlines())]
     return ["arguments:", *("  " + line for line in _json_lines(arguments))]
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from quorum.application.plan_mode import PROPOSE_PLAN
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.tools.workspace import Workspace
@@ -130,7 +131,12 @@ class ApprovalScope:
 
 
 def scope_for(call: ToolCall, workspace: Workspace | None) -> ApprovalScope | None:
-    """The scope "always" would have for ``call``, or None when it must not be offered."""
+    """The scope "always" would have for ``call``, or None when it must not be offered.
+
+    Never for a plan (plan mode's ``propose_plan``): each plan, revisions included, is confirmed.
+    """
+    if call.name == PROPOSE_PLAN:
+        return None
     if call.name == "run_command":
         return _command_scope(call)
     if call.name in FILE_TOOLS:

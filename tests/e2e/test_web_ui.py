@@ -287,3 +287,33 @@ def test_hostile_model_output_and_file_contents_are_text(served: Served, browser
     assert "<script>" in page.locator(".tool").first.inner_text()  # the read file's output, as text
     assert "<img src=x" in page.locator(".msg.user").inner_text()
     web.assert_only_the_server_was_asked()
+
+
+def test_a_plan_is_drawn_as_a_numbered_list_and_approved_from_its_card(served: Served, browser: Open) -> None:
+    cli, _ = served
+    cli.env["QUORUM_AGENT__PLAN"] = "always"  # [agent] plan = "always": the page's messages plan first
+    plan = {
+        "summary": "Write the notes",
+        "steps": [
+            {"description": "Write notes.txt", "files": ["notes.txt"]},
+            {"description": "Show <b>them</b>", "commands": ["cat notes.txt"]},
+        ],
+    }
+    proposal = {"text": "my plan", "tool_calls": [{"name": "propose_plan", "arguments": plan, "id": "p1"}]}
+    script(cli, [proposal, write_call("notes.txt", "planned\n"), {"text": "written"}])
+    web = browser()
+    web.send("write the notes")
+    card = web.page.locator(".card")
+    card.wait_for()
+    assert card.locator("h3").inner_text() == "Approve this plan?"
+    assert web.page.locator(".msg.plan li").all_inner_texts()[0].startswith("Write notes.txt")
+    assert web.page.locator(".msg.plan b").count() == 0  # step text is text, never markup
+    assert "proposed plan:" in card.locator(".diff").inner_text()
+    card.get_by_role("button", name="Approve", exact=True).click()
+    write_card = web.page.locator('.card[data-call-id="w1"]')
+    write_card.wait_for()  # approving the plan approved no call: the write has its own card
+    assert not (cli.workspace / "notes.txt").exists()
+    write_card.get_by_role("button", name="Approve", exact=True).click()
+    web.ends(1)
+    assert (cli.workspace / "notes.txt").read_text() == "planned\n"
+    web.assert_only_the_server_was_asked()

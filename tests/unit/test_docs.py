@@ -126,6 +126,15 @@ MODEL_FACING_PHRASES = (
     " calls exactly, and you already have its result above. Answer from it, or try something else.",
     "the cost cap of $",
     "no decision within [review] approval_timeout (",
+    "plan mode: only low-risk calls run in the planning phase; propose the change in your plan",
+    "The plan was approved. Carry it out now, step by step. Every high-risk call is still reviewed, ",
+    "against this plan: a call that strays from it may be rejected.",
+    "You have not proposed a plan. Call propose_plan with your plan now.",
+    "no plan was approved within the planning turn limit (",
+    "The approved plan for this task (carry it out; reviewers check each high-risk call against it):",
+    "You are in plan mode, planning phase: explore with the read-only tools offered, then propose a ",
+    "the plan was not approved",
+    "the plan is not well formed: give a summary and at least one step with a description",
 )
 
 

@@ -101,6 +101,8 @@ class RunView {
       case "approval_requested": this.waiting(e); break;
       case "review": if (!e.approved) this.mark(e.call_id, "rejected", "rejected: " + e.reason); break;
       case "tool_result": this.toolResult(e); break;
+      case "plan_proposed": this.plan(e); break;
+      case "plan_reviewed": setStatus(e.approved ? "Plan approved: carrying it out…" : "Plan rejected: " + e.reason); break;
       case "run_finished": this.end(e); break;
       default: break;
     }
@@ -120,6 +122,21 @@ class RunView {
     this.tools.set(e.id, box);
     $("log").append(box);
     setStatus(`Running ${e.name}…`);
+  }
+
+  plan(e) {  // plan mode: the proposed plan as a numbered list
+    this.text = null;
+    const box = el("div", "msg plan");
+    box.append(el("p", "", "Plan: " + e.plan.summary));
+    const steps = el("ol");
+    for (const step of e.plan.steps) {
+      const item = el("li", "", step.description);
+      for (const file of step.files || []) item.append(el("div", "detail", "file: " + file));
+      for (const command of step.commands || []) item.append(el("div", "detail", "command: " + command));
+      steps.append(item);
+    }
+    box.append(steps);
+    $("log").append(box);
   }
 
   mark(callId, cls, text) {
@@ -251,7 +268,7 @@ function card_for(runId, call) {
   card.dataset.callId = call.call_id;
   card.tabIndex = -1;
   card.setAttribute("aria-labelledby", titleId);
-  const title = el("h3", "", `Allow ${call.name}? (${call.risk} risk)`);
+  const title = el("h3", "", call.name === "propose_plan" ? "Approve this plan?" : `Allow ${call.name}? (${call.risk} risk)`);
   title.id = titleId;
   card.append(title, el("p", "why", call.reason || ""));
   const diff = el("pre", "diff");
