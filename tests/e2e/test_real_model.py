@@ -34,8 +34,12 @@ from tests.support.real_model import MODEL_NAME, Missing, RealModelServer, start
 pytestmark = pytest.mark.real_model
 
 RUN_TIMEOUT = 1800  # seconds for one CLI process: a handful of requests at 1-3 tokens/s under load
-MAX_TOOL_TURNS = 4  # each task needs one tool turn; the loop guard stops repeats before this
-PADDING = "".join(f"filler line {n}: nothing to see on this line.\n" for n in range(1, 11))
+MAX_TOOL_TURNS = 4  # each task needs one tool turn; the rest leaves room for a detour
+
+
+def _filler(lines: int) -> str:
+    """Lines with nothing in them, before a file's one fact (about 12 tokens a line)."""
+    return "".join(f"filler line {n}: nothing to see on this line.\n" for n in range(1, lines + 1))
 
 
 @pytest.fixture(scope="session")
@@ -88,10 +92,11 @@ enabled = ["read_file", "grep_search", "write_file"]
     return cli
 
 
-def _timed(cli: Cli, *args: str, input: str | None = None) -> Result:
+def _timed(cli: Cli, *args: str, input: str | None = None, runs: int = 1) -> Result:
+    """``cli(*args)`` given ``runs`` runs' time, its time printed (pytest shows it with ``-s``)."""
     started = time.monotonic()
-    result = cli(*args, input=input, timeout=RUN_TIMEOUT + 60)
-    print(f"\n[real model] quorum {args[0]}: {time.monotonic() - started:.0f} s")  # shown with -s; see docs
+    result = cli(*args, input=input, timeout=runs * RUN_TIMEOUT + 60)
+    print(f"\n[real model] quorum {args[0]}: {time.monotonic() - started:.0f} s")
     return result
 
 
@@ -110,7 +115,7 @@ def _calls(result: Result) -> list[dict[str, Any]]:
 
 
 def test_reads_a_file_and_answers_with_a_fact_from_it(local: Cli) -> None:
-    local.write("notes.txt", PADDING + "The release codename is PELICAN-42.\n")
+    local.write("notes.txt", _filler(10) + "The release codename is PELICAN-42.\n")
     result = _timed(local, "run", "--json", "Read the file notes.txt and tell me the release codename.")
     finished = _finished(result)
     assert "PELICAN-42" in finished["output"]
@@ -153,12 +158,12 @@ def test_a_chat_past_its_context_window_is_compacted_and_goes_on(local: Cli) -> 
     config.write_text(config.read_text().replace("[agent]\n", "[agent]\ncontext_window = 2000\n"))
     facts = {"a.txt": "The colour is TEAL.", "b.txt": "The animal is OTTER.", "c.txt": "The city is LIMA."}
     for name, fact in facts.items():
-        local.write(name, PADDING + fact + "\n")
+        local.write(name, _filler(30) + fact + "\n")
     typed = "".join(
         f"Read the file {name} and tell me the {what}.\n"
         for name, what in (("a.txt", "colour"), ("b.txt", "animal"), ("c.txt", "city"))
     )
-    result = _timed(local, "chat", input=typed)
+    result = _timed(local, "chat", input=typed, runs=3)
     assert result.code == 0, result.stdout[-2000:] + result.stderr
 
     runs = _runs(local)
