@@ -8,7 +8,7 @@ Three parts, all in this folder so that a fresh clone and CI need nothing else:
   for (and replayed in the history) as a json code block, which this llama.cpp build's parser
   recognises as a tool call (with the built-in template it returns no ``tool_calls`` at all); and
   the line after the tool responses says to answer in plain text when the result answers the
-  question (without it the model calls tools until the turn limit, loop guard or not).
+  question (without it the model goes on calling tools after such a result, to the turn limit).
 
 ``start_server()`` starts ``serve.py`` on a free port and returns once ``/health`` answers 200
 (polled against a deadline: loading the model takes seconds idle, much longer on a loaded machine).
