@@ -123,22 +123,27 @@ class Runtime:
     def _warn_unenforceable_cap(self, request: Any) -> None:
         """Say once per model, before its first run, that ``max_cost_usd`` cannot be enforced without its prices.
 
-        The run goes on (its cost stays unknown); saying nothing would leave an unattended run uncapped
-        while its owner believes it capped.
+        Every model the run may spend on counts: the agent's, the reviewer models of ``[review]
+        reviewers`` and ``compact_model``. The run goes on (its cost stays unknown); saying nothing
+        would leave an unattended run uncapped while its owner believes it capped.
         """
         from quorum.domain.responses import Usage
+        from quorum.infrastructure.review.settings import ReviewSettings
 
-        model = request.model_id
-        if request.params.max_cost_usd is None or model in self._uncapped:
+        if request.params.max_cost_usd is None:
             return
-        if self.container.prices().cost(model, Usage(input_tokens=1, output_tokens=1)) is None:
-            self._uncapped.add(model)
-            print(
-                f"quorum: warning: max_cost_usd cannot be enforced: the prices of {model} are unknown "
-                "(set [providers.NAME] prices)",
-                file=sys.stderr,
-                flush=True,
-            )
+        reviewers = self.container.settings().section(ReviewSettings).reviewers
+        spenders = [request.model_id, *(name for name in reviewers if ":" in name), request.params.compact_model]
+        prices = self.container.prices()
+        for model in dict.fromkeys(m for m in spenders if m and m not in self._uncapped):
+            if prices.cost(model, Usage(input_tokens=1, output_tokens=1)) is None:
+                self._uncapped.add(model)
+                print(
+                    f"quorum: warning: max_cost_usd cannot be enforced: the prices of {model} are unknown "
+                    "(set [providers.NAME] prices)",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     def problems(self) -> list[str]:
         """What the tool sources reported (failed starts, closes), redacted with the known secrets."""

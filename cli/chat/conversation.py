@@ -70,6 +70,17 @@ class SessionSpending:
         else:
             self.cost += finished.cost
 
+    def add_compaction(self, spent: Usage, cost: float | None) -> None:
+        """Count a ``/compact`` summary request: agent tokens, and its cost when the price is known.
+
+        Not a run (``runs`` is unchanged). An unknown price adds no cost: the model's runs are then
+        unpriced too, which ``describe`` and ``/cost`` already say.
+        """
+        agent = Usage(input_tokens=self.usage.input_tokens, output_tokens=self.usage.output_tokens)
+        self.usage = RunUsage.of(agent + spent, self.usage.reviewers)
+        if cost is not None:
+            self.cost += cost
+
     def describe(self) -> str:
         """``3 runs · agent 4,200 tokens (4,000 in, 200 out) · reviewers 300 tokens (…) · $0.0123``."""
         u = self.usage

@@ -335,7 +335,8 @@ class ChatSession:
             self._print("nothing to compact yet")
             return True
         model = self._container.settings().agent.compact_model or self._model_id
-        compacted, _spent = await compact_now(history, gateway=self._container.gateway(), model_id=model)
+        compacted, spent = await compact_now(history, gateway=self._container.gateway(), model_id=model)
+        self.spending.add_compaction(spent, self._container.prices().cost(model, spent))  # /usage, /cost, the cap
         before, after = message_tokens(history), message_tokens(compacted.history)
         self.conversation.history = tuple(compacted.history)
         self._print(

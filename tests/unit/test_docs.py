@@ -26,10 +26,8 @@ def test_the_readme_stays_short_and_keeps_the_commands_ci_runs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.count("\n") <= 250
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    for command in (
-        "python -m pytest -n 3 --dist loadfile",
-        'pip install -e ".[dev,temporal,postgres,serve,acp,otel]"',
-    ):
+    install = 'pip install -e ".[dev,temporal,postgres,serve,acp,otel,realmodel]"'
+    for command in ("python -m pytest -n 3 --dist loadfile", install, "python tests/support/real_model/install.py"):
         assert command in readme
         assert command.replace("pip install", "python -m pip install --quiet") in ci or command in ci
 
