@@ -153,12 +153,6 @@ class UpdatePump:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="acp updates")
 
-    def put(self, update: Update) -> None:
-        """Queue an update of the driver's own (a stop's detail)."""
-        self._queue.put_nowait(update)
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="acp updates")
-
     async def _run(self) -> None:
         while True:
             update = await self._queue.get()

@@ -118,7 +118,8 @@ async def agent(cli: Cli, client: RecordingClient, *args: str) -> AsyncIterator[
             *args,
             env=cli.env,
             cwd=home,
-            transport_kwargs={"stderr": stderr.fileno()},
+            # the SDK waits 2 s for the agent to exit after stdin closes: a loaded machine needs longer
+            transport_kwargs={"stderr": stderr.fileno(), "shutdown_timeout": DEADLINE},
         ) as (conn, _process):
             await within(conn.initialize(protocol_version=1))
             yield conn

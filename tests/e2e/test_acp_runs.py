@@ -57,10 +57,12 @@ async def test_cancel_mid_tool_kills_the_command_and_the_session_goes_on(cli: Cl
 
 async def test_a_client_mcp_server_is_offered_beside_the_configured_ones(cli: Cli) -> None:
     call = {"tool_calls": [{"name": "mcp__probe__fast", "arguments": {"text": "hi"}, "id": "m1"}]}
-    model = write_script(cli, [call, {"text": "echoed"}])
-    client = RecordingClient(answers=["allow_once"])
+    leak = {"tool_calls": [{"name": "mcp__probe__getenv", "arguments": {"name": "PROBE_TOKEN"}, "id": "m2"}]}
+    model = write_script(cli, [call, {"text": "echoed"}, leak, {"text": "redacted"}])
+    client = RecordingClient(answers=["allow_once", "allow_once"])
+    secret = "s3cr3t-client-token-value"
     server = McpServerStdio(
-        name="probe", command=sys.executable, args=[str(PROBE)], env=[EnvVariable(name="PROBE_TOKEN", value="t0k3n")]
+        name="probe", command=sys.executable, args=[str(PROBE)], env=[EnvVariable(name="PROBE_TOKEN", value=secret)]
     )
     async with agent(cli, client, "--model", model) as conn:
         session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[server]))
@@ -74,6 +76,13 @@ async def test_a_client_mcp_server_is_offered_beside_the_configured_ones(cli: Cl
         client.clear()
         assert await prompt(conn, session.session_id, "/tools") == "end_turn"
         assert "`mcp__probe__fast`" in client.text()
+        client.clear()
+        assert await prompt(conn, session.session_id, "show the token") == "end_turn"
+        [got] = [u for u in client.of("tool_call_update") if u.status == "completed"]
+        assert secret not in got.content[-1].content.text and "REDACTED" in got.content[-1].content.text
+    logged = cli("logs", "search", secret)  # the client's MCP env is a known secret, as a configured one's
+    assert logged.code == 1 and "no match" in logged.stderr, logged.stdout
+    assert cli("logs", "search", "REDACTED").code == 0  # the result was recorded, redacted
 
 
 async def test_a_client_mcp_server_over_http(cli: Cli) -> None:
