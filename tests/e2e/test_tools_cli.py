@@ -127,7 +127,7 @@ def test_mcp_list_and_check(cli: Cli) -> None:
     ok = cli("mcp", "check", "time", timeout=120)
     assert ok.code == 0, ok.stderr
     assert "ok    time: started in" in ok.stdout and ", 2 tools\n" in ok.stdout
-    assert "      low   get_current_time\n" in ok.stdout  # one line per tool with its risk
+    assert "      low   get_current_time  not pinned yet\n" in ok.stdout  # one line per tool: risk, pin
     assert "{" not in ok.stdout  # names, not Python dicts
 
     unknown = cli("mcp", "check", "nope", timeout=60)
