@@ -81,6 +81,7 @@ async def check_servers(
                     "risk": risk.level.value,
                     "risk_reason": risk.reason,
                     "pin": pins[original],
+                    "not_offered": withheld_because(connection.name, original, pins[original]),
                 }
             )
         instructions = connection.instructions if connection.settings.instructions else None
@@ -98,6 +99,13 @@ async def check_servers(
         return list(await asyncio.gather(*(one(c) for c in connections)))
     finally:
         await source.aclose()
+
+
+def withheld_because(server: str, tool: str, pin: str) -> str | None:
+    """Why a tool is not offered to the model (its pin state says it changed), or None when it is."""
+    if pin in ("match", "off", "unpinned"):
+        return None
+    return f"withheld: {pin} changed since pinned (quorum mcp trust {server} {tool})"
 
 
 def pin_states(source: Any, connection: Any, tools: Any) -> dict[str, str]:

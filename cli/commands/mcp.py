@@ -12,7 +12,7 @@ import click
 from quorum.cli import mcp_login, mcp_trust
 from quorum.cli.errors import handled
 from quorum.cli.flags import config_option
-from quorum.cli.mcp_servers import check_servers, mcp_source
+from quorum.cli.mcp_servers import check_servers, mcp_source, pin_states, withheld_because
 from quorum.composition.options import AppOptions
 from quorum.domain.errors import RunFailure, UsageError
 from quorum.infrastructure.terminal_text import printable
@@ -25,12 +25,14 @@ def mcp() -> None:
     """MCP servers configured under [mcp.servers]."""
 
 
-def _row(connection: Any) -> dict[str, Any]:
+def _row(source: Any, connection: Any) -> dict[str, Any]:
     tools = connection.tools
     cached = False
     if tools is None and connection.state == "idle":
         tools, cached = connection.cached_tools(), True
     settings = connection.settings
+    pins = pin_states(source, connection, tools) if tools else {}
+    withheld = [(name, withheld_because(connection.name, name, pin)) for name, pin in sorted(pins.items())]
     return {
         "name": connection.name,
         "transport": "stdio" if settings.command is not None else "http",
@@ -41,6 +43,7 @@ def _row(connection: Any) -> dict[str, Any]:
         "tools_cached": cached and tools is not None,
         "start_seconds": None if connection.start_seconds is None else round(connection.start_seconds, 3),
         "error": connection.error,
+        "not_offered": [{"name": name, "reason": reason} for name, reason in withheld if reason],
     }
 
 
@@ -70,12 +73,14 @@ def list_servers(config_path: Path | None, as_json: bool) -> None:
         click.echo(printable(line))
         if r["error"]:
             click.echo(f"  {printable(r['error'].splitlines()[0])} (details: quorum mcp check {r['name']})")
+        for tool in r["not_offered"]:
+            click.echo(f"  not offered: {printable(tool['name'])}: {tool['reason']}")
 
 
 async def _list(source: Any) -> list[dict[str, Any]]:
     try:
         await source.start()
-        return [_row(c) for c in source.connections.values()]
+        return [_row(source, c) for c in source.connections.values()]
     finally:
         await source.aclose()
 
@@ -117,8 +122,8 @@ def _say_check(r: dict[str, Any]) -> None:
     click.echo(f"ok    {printable(r['name'])}: started in {r['start_seconds']:.2f} s, {count} tool{'s' * (count != 1)}")
     width = min(max((len(t["name"]) for t in r["tools"]), default=0), 32)
     for tool in r["tools"]:
-        if tool["pin"] not in ("match", "off", "unpinned"):
-            note = f"withheld: {tool['pin']} since pinned (quorum mcp trust {r['name']} {tool['name']})"
+        if tool["not_offered"]:
+            note = tool["not_offered"]
         elif tool["as"] != f"mcp__{r['name']}__{tool['name']}":  # cut short or sanitised
             note = f"offered as {tool['as']}"
         else:

@@ -114,7 +114,11 @@ def test_a_rug_pull_mid_run_is_withheld_before_the_next_request_and_trust_restor
     check = setup.cli("mcp", "check", "rug", "--json")
     tools = {t["name"]: t for t in json.loads(check.stdout)["tools"]}
     assert tools["delete_notes"]["pin"] == "annotations" and tools["keep"]["pin"] == "match"
+    assert "quorum mcp trust rug delete_notes" in tools["delete_notes"]["not_offered"]
+    assert tools["keep"]["not_offered"] is None
     assert "CHANGED" in setup.cli("mcp", "check", "rug").stdout
+    listed = json.loads(setup.cli("mcp", "list", "--json").stdout)
+    assert [t["name"] for t in listed["not_offered"]] == ["delete_notes"]
 
     before = json.loads(setup.cli("mcp", "pins", "rug", "--json").stdout)
     said_no = setup.cli("mcp", "trust", "rug", input="n\n")
