@@ -112,15 +112,6 @@ class Telemetry:
         with self.current_span(name, attributes, SpanKind.CLIENT):
             yield self.inject()
 
-    @contextmanager
-    def joined(self, carrier: Mapping[str, str]) -> Iterator[None]:
-        """The context of ``carrier``'s W3C ``traceparent`` (and ``tracestate``) is current for the block."""
-        token = otel_context.attach(_PROPAGATOR.extract(carrier))
-        try:
-            yield
-        finally:
-            otel_context.detach(token)
-
     def inject(self) -> dict[str, str]:
         """The current context as W3C ``traceparent``/``tracestate`` entries."""
         carrier: dict[str, str] = {}
