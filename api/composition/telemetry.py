@@ -103,7 +103,9 @@ class CallerTrace:
         if telemetry is None or "traceparent" not in carrier:
             await self._app(scope, receive, send)
             return
-        with telemetry.joined(carrier):
+        from quorum.infrastructure.telemetry.hooks import joined
+
+        with joined(carrier):
             await self._app(scope, receive, send)
 
 

@@ -9,6 +9,7 @@ is their parent.
 
 from __future__ import annotations
 
+import atexit
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from quorum.infrastructure.telemetry import names
 from quorum.infrastructure.telemetry.content import messages_json
 
 _PROPAGATOR = TraceContextTextMapPropagator()
+FLUSH_MS = 5000
 _FINISH = {"end_turn": "stop", "tool_use": "tool_call", "max_tokens": "length"}
 
 
@@ -52,6 +54,8 @@ class Telemetry:
         self.tracer: Tracer = tracer_provider.get_tracer("quorum", schema_url=names.SCHEMA_URL)
         self.capture_content = capture_content
         self.redactor = redactor or Redactor()
+        self._closed = False
+        atexit.register(self.shutdown)
         self.token_usage: Histogram | None = None
         self.duration: Histogram | None = None
         if meter_provider is not None:
@@ -108,15 +112,6 @@ class Telemetry:
         with self.current_span(name, attributes, SpanKind.CLIENT):
             yield self.inject()
 
-    @contextmanager
-    def joined(self, carrier: Mapping[str, str]) -> Iterator[None]:
-        """The context of ``carrier``'s W3C ``traceparent`` (and ``tracestate``) is current for the block."""
-        token = otel_context.attach(_PROPAGATOR.extract(carrier))
-        try:
-            yield
-        finally:
-            otel_context.detach(token)
-
     def inject(self) -> dict[str, str]:
         """The current context as W3C ``traceparent``/``tracestate`` entries."""
         carrier: dict[str, str] = {}
@@ -124,16 +119,20 @@ class Telemetry:
         return carrier
 
     def force_flush(self) -> None:
-        """Export what is buffered now (the end of a command, a test)."""
-        self.provider.force_flush()
+        """Export what is buffered now (the end of a command, a test); each signal waits at most ``FLUSH_MS``."""
+        self.provider.force_flush(FLUSH_MS)
         if self.meter_provider is not None:
-            self.meter_provider.force_flush()  # type: ignore[attr-defined]
+            self.meter_provider.force_flush(FLUSH_MS)  # type: ignore[attr-defined]
 
     def shutdown(self) -> None:
-        """Flush and stop the exporters (also done at process exit)."""
+        """Flush and stop the exporters (registered to run at process exit). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.shutdown)
         self.provider.shutdown()
         if self.meter_provider is not None:
-            self.meter_provider.shutdown()  # type: ignore[attr-defined]
+            self.meter_provider.shutdown(FLUSH_MS)  # type: ignore[attr-defined]
 
 
 class ChatCall:
