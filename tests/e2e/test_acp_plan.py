@@ -99,6 +99,12 @@ async def test_plan_mode_refuses_changes_while_planning_asks_the_plan_then_carri
         [(s, "completed") for s in steps],  # the run ended its turn
     ]
 
+    later = RecordingClient()
+    async with agent(cli, later, "--model", model) as conn:  # session/load replays the plan too
+        await within(conn.load_session(cwd=str(cli.workspace), session_id=session.session_id, mcp_servers=[]))
+    assert plans(later) == plans(client)
+    assert [u.title for u in later.of("tool_call") if u.tool_call_id == "p1"] == ["Plan: Fix the typo in hello.txt"]
+
 
 async def test_a_plan_rejected_with_a_reason_reaches_the_model_which_revises(
     cli: Cli, openai_wire: ScriptedHttpServer

@@ -68,6 +68,8 @@ async def test_a_rejection_carries_the_clients_reason_else_the_options() -> None
     on_response = RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"), field_meta={"reason": "no"})
     _, _, cancelled = await ask(on_response)
     assert (cancelled.choice, cancelled.reason) == ("reject", "no")
+    _, _, forged = await ask(selected("allow_always"))  # not offered for a plan: never an approval
+    assert forged.choice == "reject"
     _, _, ignored = await ask(selected("reject_once", {"reason": 42}))  # not text: the option's words
     assert ignored.reason == "the plan was rejected by the user in the editor"
 
