@@ -26,7 +26,7 @@ PLAN = {"summary": "Fix it", "steps": [{"description": "Edit a.txt", "files": ["
 def plan_request() -> HumanRequest:
     call = ToolCall(native_id="p1", name="propose_plan", arguments=PLAN)
     context = ReviewContext(run_id="r", task="t", tool=PROPOSE_PLAN_TOOL, risk=RiskLevel.HIGH, subject="plan")
-    return HumanRequest(call=call, context=context, why="a person confirms every plan")
+    return HumanRequest(call=call, context=context, why="plan review: no reviewer models are configured")
 
 
 async def ask(response: RequestPermissionResponse, redactor: Redactor | None = None) -> tuple[Any, list[Any], Any]:
@@ -56,7 +56,7 @@ async def test_a_plan_is_asked_with_its_numbered_text_and_no_always() -> None:
     assert [o.kind for o in options] == ["allow_once", "reject_once"]
     assert update.title == "Plan: Fix it" and update.kind == "switch_mode"
     assert update.content[0].content.text == "Fix it\n1. Edit a.txt\n   files: a.txt"
-    assert "a person confirms every plan" in update.content[1].content.text
+    assert update.content[1].content.text == "Asked because plan review: no reviewer models are configured."
     assert answer.choice == "approve"
 
 
