@@ -1,22 +1,29 @@
-"""Session modes (the ``[review] hil_mode`` a person switches in the editor) and the slash commands offered.
+"""Session modes (the ``[review] hil_mode`` a person switches in the editor, and plan mode) and the slash commands.
 
 A mode decides what the human step does with a call that reaches it; policy rules and the panel
 run first whatever the mode, and a "reject always" answer still rejects. ``defer`` is not a mode
 here: in an editor the person is present, so a configured ``defer`` starts the session in
-``interactive``.
+``interactive``. ``plan`` is ``interactive`` plus plan mode for every prompt: the model plans
+read-only, the plan is asked in the editor, then it is carried out with calls asked as in
+``interactive`` (``/plan`` does the same for the next prompt only; decision 160's addendum).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-Mode = Literal["interactive", "auto_approve", "auto_reject"]
-"""A session mode: the ``hil_mode`` of its runs' human step."""
+Mode = Literal["interactive", "auto_approve", "auto_reject", "plan"]
+"""A session mode: the ``hil_mode`` of its runs' human step, or ``plan`` (``interactive``, planning first)."""
 
 MODES: tuple[tuple[Mode, str, str], ...] = (
     ("interactive", "Ask every time", "Calls that need a person are asked here (allow or reject, once or always)."),
     ("auto_approve", "Auto-approve", "Calls that need a person are approved without asking (rules, panel still run)."),
     ("auto_reject", "Reject without asking", "Calls that need a person are rejected without asking."),
+    (
+        "plan",
+        "Plan first",
+        "Each prompt is planned first (read-only); you approve the plan here, then calls are asked as usual.",
+    ),
 )
 MODE_IDS: tuple[Mode, ...] = tuple(mode_id for mode_id, _, _ in MODES)
 
@@ -25,12 +32,18 @@ COMMANDS: tuple[tuple[str, str, str | None], ...] = (
     ("review", "Say how calls are reviewed in this session (rules, panel, mode, always answers)", None),
     ("usage", "Tokens and cost of this session's runs", None),
     ("model", "Show or switch the model of this session", "provider:model"),
+    ("plan", "Plan mode for the next prompt (or TASK now): a plan you approve before any change", "task"),
 )
 
 
 def mode_named(name: str) -> Mode | None:
     """The mode ``name`` names, or None."""
     return next((mode for mode in MODE_IDS if mode == name), None)
+
+
+def hil_mode_of(mode: Mode) -> Literal["interactive", "auto_approve", "auto_reject"]:
+    """The ``hil_mode`` of a session mode's runs (``plan`` asks as ``interactive`` does)."""
+    return "interactive" if mode == "plan" else mode
 
 
 def initial_mode(configured: str) -> Mode:

@@ -8,7 +8,13 @@ once, reject always. "Always" is offered exactly when the terminal offers it, wi
 session: an "allow always" scope is handed to every later run's human step (which approves
 covered calls without asking), a "reject always" scope is held by ``RejectingStep``, which
 rejects covered calls before any question or ``hil_mode`` shortcut. A rejection reaches the model
-with its reason, as at the terminal.
+with its reason, as at the terminal: the client's, when its answer carries one in ``_meta``
+(``{"reason": TEXT}``, on the outcome or the response; ACP has no field for it), else the
+option's.
+
+A plan (plan mode's ``propose_plan``, ``context.subject == "plan"``) is asked the same way,
+showing the numbered plan as text; no "always" is offered for a plan (``scope_for`` draws none:
+each plan, revisions included, is confirmed).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 
 from acp import helpers
 
+from quorum.acp.plan_view import plan_content, plan_title, proposed_plan
 from quorum.acp.tool_view import kind_of, title_of
 from quorum.application.ports.reviewer import HumanStep, ReviewContext
 from quorum.domain.review import ReviewDecision, Vote
@@ -73,10 +80,12 @@ class EditorPrompt:
         arguments = self._redactor.data(dict(call.arguments))[0]
         lines = [f"Asked because {request.why}."]
         lines += [f"- {vote.reviewer}: {vote.verdict} ({vote.reason or 'no reason given'})" for vote in request.votes]
-        content = [*self._content(call.native_id), helpers.tool_content(helpers.text_block("\n".join(lines)))]
+        plan = proposed_plan(call.name, arguments) if request.context.subject == "plan" else None
+        shown = plan_content(plan) if plan is not None else self._content(call.native_id)
+        content = [*shown, helpers.tool_content(helpers.text_block("\n".join(lines)))]
         update = helpers.update_tool_call(
             call.native_id,
-            title=title_of(call.name, arguments),
+            title=plan_title(plan) if plan is not None else title_of(call.name, arguments),
             kind=kind_of(call.name),
             status="pending",
             content=content,
@@ -84,18 +93,39 @@ class EditorPrompt:
         )
         response = await self._ask(update, _options(request.always))
         outcome = response.outcome
+        given = self._redactor.text(_reason(response))
         if getattr(outcome, "outcome", None) != "selected":
-            return HumanAnswer("reject", "the question was cancelled in the editor")
+            return HumanAnswer("reject", given or "the question was cancelled in the editor")
         chosen = outcome.option_id
         if chosen == ALLOW_ONCE:
-            return HumanAnswer("approve")
+            return HumanAnswer("approve", given)
         if chosen == ALLOW_ALWAYS and request.always is not None:
             self._scopes.allowed.append(request.always)
-            return HumanAnswer("always")
+            return HumanAnswer("always", given)
         if chosen == REJECT_ALWAYS and request.always is not None:
             self._scopes.rejected.append(request.always)
-            return HumanAnswer("reject", f"rejected by the user; always reject {request.always.label} in this session")
-        return HumanAnswer("reject", "rejected by the user in the editor")
+            always = f"always reject {request.always.label} in this session"
+            return HumanAnswer("reject", f"{given}; {always}" if given else f"rejected by the user; {always}")
+        default = (
+            "the plan was rejected by the user in the editor"
+            if plan is not None
+            else "rejected by the user in the editor"
+        )
+        return HumanAnswer("reject", given or default)
+
+
+MAX_REASON = 2000
+"""Characters of a client's reason kept (it goes to the model and the run log)."""
+
+
+def _reason(response: Any) -> str:
+    """The reason a client put in its answer's ``_meta`` (``{"reason": TEXT}``), or ""."""
+    for holder in (getattr(response, "outcome", None), response):
+        meta = getattr(holder, "field_meta", None)
+        reason = meta.get("reason") if isinstance(meta, dict) else None
+        if isinstance(reason, str) and reason.strip():
+            return " ".join(reason.split())[:MAX_REASON]
+    return ""
 
 
 def _options(scope: ApprovalScope | None) -> list[Any]:

@@ -5,7 +5,9 @@ configured ones plus the client's), open for the session's life. Each prompt is 
 by ``prepare_run`` with the conversation so far as its history and the run before it as its
 parent, as ``quorum chat`` links its messages; the session's id is the id of its first run, so
 ``session/load`` finds the session in the run log. Each run gets a reviewer of its own, built by
-the composition, with the session's "always" answers and mode.
+the composition, with the session's "always" answers and mode. A prompt runs in plan mode in the
+``plan`` session mode, or once after ``/plan`` (``/plan TASK`` runs TASK so at once); otherwise
+``[agent] plan`` decides, as for ``quorum run``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError, helpers
 from acp.schema import StopReason
 
-from quorum.acp.modes import Mode, parse_command
+from quorum.acp.modes import Mode, hil_mode_of, parse_command
 from quorum.acp.permission import RejectingStep, SessionScopes
 from quorum.acp.updates import EventTranslator, UpdatePump
 from quorum.application.history import join_histories, rebuild_history
@@ -43,6 +45,8 @@ STOP_REASONS: dict[RunStopReason, StopReason] = {
 """A run's stop reason → the ACP stop reason (``error`` is a JSON-RPC error instead; decision 160)."""
 
 Send = Callable[[Any], Awaitable[None]]
+
+PLAN_NEXT = "Plan mode for the next prompt: a plan is proposed and asked here before any change."
 
 
 class AcpSession:
@@ -81,6 +85,7 @@ class AcpSession:
         self._send = send
         self._turn: asyncio.Future[Any] | None = None
         self._pump: UpdatePump | None = None
+        self._plan_next = False
 
     # -- what the permission prompt needs ---------------------------------------------------------
     async def flush(self) -> None:
@@ -103,11 +108,23 @@ class AcpSession:
         if self._turn is not None:
             raise RequestError.invalid_request({"details": "a prompt is already running in this session"})
         command = parse_command(task)
-        if command is not None:
+        plan = self.mode == "plan" or self._plan_next
+        if command is not None and command[0] == "plan":
+            if not command[1]:
+                self._plan_next = True
+                await self._send(helpers.update_agent_message_text(PLAN_NEXT))
+                return "end_turn"
+            task, plan = command[1], True
+        elif command is not None:
             from quorum.acp.commands import answer
 
             await self._send(helpers.update_agent_message_text(await answer(self, *command)))
             return "end_turn"
+        self._plan_next = False
+        return await self._run(task, plan=plan or None)
+
+    async def _run(self, task: str, *, plan: bool | None) -> StopReason:
+        """One run of ``task`` (``plan``: in plan mode; None: ``[agent] plan`` decides)."""
         from quorum.composition.runs import prepare_run
 
         container = self.runtime.container
@@ -123,6 +140,7 @@ class AcpSession:
                 run_id=self.session_id if self.parent_run_id is None else None,
                 parent_run_id=self.parent_run_id,
                 observers=[pump],
+                plan=plan,
             )
             agent = container.run_agent(observer=prepared.observer, reviewer=self.reviewer())
             self._turn = asyncio.ensure_future(agent.execute(prepared.request))
@@ -157,7 +175,7 @@ class AcpSession:
         reviewer = container.reviewer(always=tuple(self.scopes.allowed))
         human = reviewer.human
         if isinstance(human, HumanReviewer):
-            human.mode = self.mode
+            human.mode = hil_mode_of(self.mode)
         reviewer.human = RejectingStep(human, self.scopes, self.workspace)
         return reviewer
 

@@ -32,6 +32,7 @@ _KINDS: dict[str, ToolKind] = {
     "write_file": "edit",
     "edit_file": "edit",
     "run_command": "execute",
+    "propose_plan": "switch_mode",  # plan mode: an approved plan ends the planning phase
 }
 _FETCHERS = frozenset({"fetch", "fetch_url", "web_fetch", "http_get"})
 

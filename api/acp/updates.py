@@ -4,8 +4,11 @@
 diff): the model's text becomes ``agent_message_chunk``; a call becomes a ``tool_call`` (title,
 kind, status ``pending``, its diff for a write or an edit), then ``tool_call_update``s:
 ``in_progress`` when it starts (at once for a low-risk call, after the review for a reviewed one),
-its progress lines, and ``completed`` or ``failed`` with its output. Replaying a recorded run
-(``session/load``) uses the same translation, with the user's messages added.
+its progress lines, and ``completed`` or ``failed`` with its output. In plan mode a proposed
+plan becomes a ``plan`` update (its steps ``pending``), sent again when approved, emptied when
+rejected, and ``completed`` when the run ends its turn (``quorum.acp.plan_view``); the
+``propose_plan`` call shows the numbered plan. Replaying a recorded run (``session/load``) uses
+the same translation, with the user's messages added.
 
 ``UpdatePump`` is the run's observer: observers are called synchronously, so it queues the
 updates and one task sends them, in order; ``flush`` waits until everything queued is written
@@ -23,16 +26,22 @@ from typing import Any
 from acp import helpers
 from acp.schema import ToolCallLocation
 
+from quorum.acp.plan_view import plan_content, plan_title, plan_update, proposed_plan
 from quorum.acp.tool_view import FileDiff, diff_of, file_path, kind_of, title_of
 from quorum.domain.events import (
+    PlanProposed,
+    PlanReviewed,
     ReviewEvent,
     RunEvent,
+    RunFinished,
     RunStarted,
+    RunStopReason,
     TextDelta,
     ToolCallEvent,
     ToolProgress,
     ToolResultEvent,
 )
+from quorum.domain.plans import Plan
 from quorum.domain.secrets import Redactor
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.tools.workspace import Workspace
@@ -61,6 +70,7 @@ class EventTranslator:
         self._replay = replay
         self._diffs: dict[str, FileDiff] = {}
         self._progress: dict[str, list[str]] = {}
+        self._plan: Plan | None = None  # the approved plan of the run under way
 
     def diff(self, call_id: str) -> FileDiff | None:
         """The diff drawn when ``call_id`` was announced, if any."""
@@ -85,6 +95,19 @@ class EventTranslator:
             return [helpers.update_tool_call(event.call_id, status="in_progress", content=content)]
         if isinstance(event, ToolResultEvent):
             return [self._finished(event)]
+        return self._plan_updates(event)
+
+    def _plan_updates(self, event: RunEvent) -> list[Update]:
+        """Plan mode's ``plan`` updates: proposed and approved (pending), rejected (none), done (completed)."""
+        if isinstance(event, PlanProposed):
+            return [plan_update(event.plan)]
+        if isinstance(event, PlanReviewed):
+            self._plan = event.plan if event.approved else None
+            return [plan_update(self._plan)]
+        if isinstance(event, RunFinished) and self._plan is not None:
+            plan, self._plan = self._plan, None
+            if event.stop_reason == RunStopReason.END_TURN:  # the model says it is done; nothing finer is known
+                return [plan_update(plan, "completed")]
         return []
 
     def _announced(self, event: ToolCallEvent) -> list[Update]:
@@ -95,12 +118,13 @@ class EventTranslator:
             old = self._redactor.text(diff.old) if diff.old is not None else None
             self._diffs[event.id] = FileDiff(diff.path, old, diff.new)
         path = file_path(event.name, arguments, self._workspace)
+        plan = proposed_plan(event.name, arguments)
         start = helpers.start_tool_call(
             event.id,
-            title_of(event.name, arguments),
+            plan_title(plan) if plan is not None else title_of(event.name, arguments),
             kind=kind_of(event.name),
             status="pending",
-            content=self._diff_content(event.id) or None,
+            content=(plan_content(plan) if plan is not None else self._diff_content(event.id)) or None,
             locations=[ToolCallLocation(path=str(path))] if path is not None else None,
             raw_input=arguments,
         )

@@ -1,8 +1,9 @@
 """A scripted ACP client driving a real ``quorum acp`` process through the SDK's client side.
 
 ``RecordingClient`` keeps every ``session/update`` and permission request, and answers each
-permission request with the next option id of ``answers`` (a test that gets an unexpected
-question fails: there is no answer left). ``agent`` spawns ``quorum acp`` with the SDK's
+permission request with the next option id of ``answers`` — or ``(option id, reason)``, the reason
+sent in the answer's ``_meta`` as Quorum reads it (a test that gets an unexpected question fails:
+there is no answer left). ``agent`` spawns ``quorum acp`` with the SDK's
 ``spawn_agent_process``; its stderr goes to a file, read by the test on failure. Every wait is on
 a protocol answer, bounded by ``DEADLINE``; nothing sleeps.
 """
@@ -48,7 +49,7 @@ DEADLINE = 90.0
 class RecordingClient:
     """The client side: records updates and permission requests, answers from ``answers``."""
 
-    answers: list[str] = field(default_factory=list)
+    answers: list[str | tuple[str, str]] = field(default_factory=list)
     updates: list[tuple[str, Any]] = field(default_factory=list)
     permissions: list[Any] = field(default_factory=list)
     hold: asyncio.Event | None = None
@@ -62,6 +63,10 @@ class RecordingClient:
         if not self.answers:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         chosen = self.answers.pop(0)
+        if isinstance(chosen, tuple):
+            option_id, reason = chosen
+            selected = AllowedOutcome(outcome="selected", option_id=option_id, field_meta={"reason": reason})
+            return RequestPermissionResponse(outcome=selected)
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=chosen))
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:

@@ -130,7 +130,7 @@ async def test_session_modes_decide_without_asking(cli: Cli) -> None:
         session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
         modes = session.modes
         assert modes.current_mode_id == "interactive"
-        assert [m.id for m in modes.available_modes] == ["interactive", "auto_approve", "auto_reject"]
+        assert [m.id for m in modes.available_modes] == ["interactive", "auto_approve", "auto_reject", "plan"]
         await within(conn.set_session_mode(session_id=session.session_id, mode_id="auto_reject"))
         assert await prompt(conn, session.session_id, "write a") == "end_turn"
         await within(conn.set_session_mode(session_id=session.session_id, mode_id="auto_approve"))

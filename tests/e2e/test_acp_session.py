@@ -71,7 +71,7 @@ async def test_new_session_announces_modes_and_slash_commands_and_a_command_answ
     async with agent(cli, client, "--model", "test") as conn:
         session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
         [announced] = await client.wait_for("available_commands_update")  # sent after the response
-        assert {c.name for c in announced.available_commands} == {"tools", "review", "usage", "model"}
+        assert {c.name for c in announced.available_commands} == {"tools", "review", "usage", "model", "plan"}
         assert session.modes.current_mode_id == "interactive"
         assert await prompt(conn, session.session_id, "/tools") == "end_turn"
         assert "`write_file` (high risk)" in client.text() and "`read_file` (low risk)" in client.text()
