@@ -10,6 +10,7 @@ for its life, a chat session for the session, ``Agent`` until ``aclose``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,18 @@ class Runtime:
         return await asyncio.shield(self._prompt)
 
     async def _with_notes(self) -> str | None:
-        return await with_tool_notes(system_prompt(self.container.settings()), self.container.tool_executor())
+        # Eager MCP servers start here, outside any run: with telemetry on, their requests (initialize,
+        # tools/list, and what their sessions do later) are spans of their own.
+        with self._bound():
+            return await with_tool_notes(system_prompt(self.container.settings()), self.container.tool_executor())
+
+    def _bound(self) -> contextlib.AbstractContextManager[None]:
+        """The telemetry bound for the block (MCP requests become spans), or nothing when it is off."""
+        if self._telemetry is None:
+            return contextlib.nullcontext()
+        from quorum.infrastructure.telemetry.hooks import bound
+
+        return bound(self._telemetry)
 
     async def require_sandbox(self, low_risk_only: bool) -> None:
         """Refuse runs offering ``run_command`` when ``[tools.sandbox] mode = "required"`` and no sandbox works.

@@ -247,7 +247,8 @@ class McpServerConnection:
         resources: list[Any] = []
         cursor: str | None = None
         while client is not None and len(resources) < limit:
-            page = await client.list_resources(cursor=cursor)
+            with mcp_request("resources/list", None, server=self.name, transport=self._transport) as meta:
+                page = await client.list_resources(cursor=cursor, meta=meta)
             resources.extend(page.resources)
             cursor = page.next_cursor
             if cursor is None:
@@ -263,7 +264,9 @@ class McpServerConnection:
         client = self._client if self.state == "running" else None
         if client is None:
             raise ToolSourceError(self._unavailable_message(), source=self.where)
-        return (await client.read_resource(uri, cache_mode="refresh")).contents
+        # No target in the span's name: a resource's URI may say what the user works on (content).
+        with mcp_request("resources/read", None, server=self.name, transport=self._transport) as meta:
+            return (await client.read_resource(uri, cache_mode="refresh", meta=meta)).contents
 
     async def aclose(self) -> None:
         """Stop the server and release its log file. Idempotent."""
@@ -399,7 +402,10 @@ class McpServerConnection:
 
     async def _refresh_tools(self) -> None:
         # At start the list is stored later, with the server's instructions.
-        await self._tools.refresh(self._client, instructions=self.instructions, store=self.state == "running")
+        with mcp_request("tools/list", None, server=self.name, transport=self._transport) as meta:
+            await self._tools.refresh(
+                self._client, instructions=self.instructions, store=self.state == "running", meta=meta
+            )
 
     def _login_required(self, error: LoginRequired) -> None:
         """The OAuth provider says a request needs a (new) login; the failing call reports it."""

@@ -48,8 +48,12 @@ class ServerToolList:
         """The ``instructions`` stored with the cached tool list."""
         return self._cache.instructions(self._name, self._settings) if self._cache is not None else None
 
-    async def refresh(self, client: Any, *, instructions: str | None, store: bool) -> None:
+    async def refresh(
+        self, client: Any, *, instructions: str | None, store: bool, meta: dict[str, Any] | None = None
+    ) -> None:
         """List every page of the server's tools; ``store`` them in the cache with ``instructions``.
+
+        ``meta``: ``params._meta`` entries sent with each page's request (the trace context).
 
         Raises:
             Exception: The SDK's error (the last list is kept).
@@ -57,7 +61,7 @@ class ServerToolList:
         tools: list[ServerTool] = []
         cursor: str | None = None
         for _ in range(_MAX_PAGES):
-            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh", meta=meta)
             tools.extend(ServerTool.from_mcp(t) for t in page.tools)
             cursor = page.next_cursor
             if cursor is None:

@@ -70,6 +70,8 @@ def test_a_cli_run_exports_one_trace_and_an_mcp_server_receives_its_context(cli:
     outputs = {e["call_id"]: e["output"] for e in result.events() if e["type"] == "tool_result"}
     seen = json.loads(next(iter(outputs.values())))
     assert seen["traceparent"].startswith(f"00-{run.trace_id}-{mcp.span_id}-")  # the server can join the trace
+    listed = receiver.named("tools/list")  # every request to a server is a span, listing its tools too
+    assert listed and all(s.kind == 3 and s.attributes["mcp.method.name"] == "tools/list" for s in listed)
 
     # The export carried both credentials; nothing else did, and no child process got them.
     sent = [h for h in receiver.headers if h.get("x-honeycomb-team")]
