@@ -14,22 +14,8 @@ from typing import Any
 from tests.e2e.acp_client import RecordingClient, agent, prompt, within, write_script
 from tests.e2e.conftest import Cli
 from tests.support.http_server import ScriptedHttpServer
+from tests.support.plans import PLAN, REVISED
 from tests.support.script import Call, Turn
-
-PLAN = {
-    "summary": "Fix the typo in hello.txt",
-    "steps": [
-        {"description": "Rewrite hello.txt with the typo fixed", "files": ["hello.txt"]},
-        {"description": "Show the result", "commands": ["cat hello.txt"]},
-    ],
-}
-REVISED = {
-    "summary": "Fix the typo, keeping a backup",
-    "steps": [
-        {"description": "Copy hello.txt to hello.bak", "files": ["hello.bak"]},
-        {"description": "Rewrite hello.txt with the typo fixed", "files": ["hello.txt"]},
-    ],
-}
 
 
 def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:

@@ -15,22 +15,9 @@ import pytest
 
 from tests.e2e.conftest import Cli, Result
 from tests.support.http_server import ScriptedHttpServer
+from tests.support.plans import PLAN, REVISED
 from tests.support.script import Call, Turn
 
-PLAN = {
-    "summary": "Fix the typo in hello.txt",
-    "steps": [
-        {"description": "Rewrite hello.txt with the typo fixed", "files": ["hello.txt"]},
-        {"description": "Show the result", "commands": ["cat hello.txt"]},
-    ],
-}
-REVISED = {
-    "summary": "Fix the typo, keeping a backup",
-    "steps": [
-        {"description": "Copy hello.txt to hello.bak", "files": ["hello.bak"]},
-        {"description": "Rewrite hello.txt with the typo fixed", "files": ["hello.txt"]},
-    ],
-}
 ALLOW_EVERYTHING = '[[review.rules]]\ndecision = "allow"\ntool = "*"\n'
 
 
