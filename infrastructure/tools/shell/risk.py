@@ -48,10 +48,11 @@ def _high(reason: str) -> RiskAssessment:
 
 def classify_command(command: str) -> RiskAssessment:
     """The risk of running ``command`` with ``sh -c``, with the reason shown to reviewers."""
-    text = command.strip()
-    if not text:
+    if not command.strip():
         return RiskAssessment(level=RiskLevel.LOW, reason="empty command")
-    parsed = parse_command(text)
+    # The text parsed is the text run: stripping would turn a trailing backslash-newline (a line
+    # continuation, here a syntax error) into a literal backslash, and classify another command.
+    parsed = parse_command(command)
     reason = _whole_command_reason(parsed)
     for simple in parsed.commands:
         reason = reason or _command_reason(simple)

@@ -383,6 +383,12 @@ def test_low_reason_lists_the_programs() -> None:
     assert classify_command("git status && ls | wc -l").reason == "read-only command (git status, ls, wc)"
 
 
+@pytest.mark.parametrize("command", ["<\\\n", "ls <\\\n"])
+def test_the_text_classified_is_the_text_run(command: str) -> None:
+    """A trailing backslash-newline is a line continuation (here a syntax error), not a backslash."""
+    assert classify_command(command).level is RiskLevel.HIGH
+
+
 @given(st.text(alphabet="$()`'\"\\{}[]*?<>|&;#~ \n-=:/.lsrmcatgitecho", max_size=80))
 @settings(max_examples=500, deadline=None)
 def test_never_raises_and_low_means_every_command_is_allow_listed(command: str) -> None:
