@@ -29,7 +29,7 @@ from quorum.application import model_wording as say
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.domain.messages import HistoryBlock, Message
 from quorum.domain.responses import TextBlock, Usage
-from quorum.domain.tools import ToolResult
+from quorum.domain.tools import ImagePart, ToolResult
 
 BYTES_PER_TOKEN = 4
 """The estimate's rate for text not yet counted by the provider (English and code average ~4)."""
@@ -172,6 +172,8 @@ def transcript(messages: Sequence[Message]) -> str:
                 lines.append(f"{message.role}: {block.text}")
             elif isinstance(block, ToolResult):
                 lines.append(f"result of {block.name}: {block.output[:2000]}")
+            elif isinstance(block, ImagePart):
+                lines.append(f"{message.role}: {block.describe()}")
             else:
                 name = getattr(block, "name", "?")
                 lines.append(f"assistant called {name} with {getattr(block, 'arguments', {})}")

@@ -11,6 +11,7 @@ from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.plans import ApprovedPlan
 from quorum.domain.responses import RunUsage
+from quorum.domain.tools import ImagePart
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
@@ -93,6 +94,10 @@ class RunRequest(BaseModel):
 
     ``params.plan == "always"`` runs the task in plan mode (``PlanPhase``); ``approved_plan`` is
     the plan a continued run already had approved (its execution phase goes on with it).
+
+    ``task_images`` go with the task in the run's first user message as image input (a model
+    without vision answers with its provider's error). They are not in the run log's events, so
+    a run continued from the log has the task's text without them.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -105,6 +110,7 @@ class RunRequest(BaseModel):
     run_id: str | None = None
     resume: PendingTurn | None = None
     approved_plan: ApprovedPlan | None = None
+    task_images: tuple[ImagePart, ...] = ()
 
 
 class RunResult(BaseModel):

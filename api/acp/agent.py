@@ -75,7 +75,7 @@ class QuorumAgent:
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             agent_info=Implementation(name="quorum", title="Quorum", version=_version()),
@@ -124,10 +124,10 @@ class QuorumAgent:
 
         session = self._session(session_id)
         try:
-            task = prompt_task(prompt, session.workspace)
+            task, images = prompt_task(prompt, session.workspace)
         except QuorumError as error:
             raise _invalid(error) from None
-        return PromptResponse(stop_reason=await session.prompt(task))
+        return PromptResponse(stop_reason=await session.prompt(task, images))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self._sessions.get(session_id)

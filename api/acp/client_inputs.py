@@ -7,11 +7,14 @@ tables would mix one server's command with the other's settings.
 
 A prompt becomes the run's task: its text blocks, then a line per resource link (a ``file://``
 link inside the workspace shown as its workspace path, so the model can read it with its tools)
-and the text of embedded text resources.
+and the text of embedded text resources. Image blocks (base64 data of an ``IMAGE_MEDIA_TYPES`` type)
+become the run's task images, sent to the model as image input.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from quorum.domain.errors import ToolRefusedError, UsageError
+from quorum.domain.tools import IMAGE_MEDIA_TYPES, ImagePart
 from quorum.infrastructure.tools.workspace import Workspace
 
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
@@ -52,27 +56,41 @@ def server_tables(servers: Iterable[Any], configured: Iterable[str]) -> dict[str
     return tables
 
 
-def prompt_task(blocks: Iterable[Any], workspace: Workspace) -> str:
-    """The task a prompt's content blocks make (see the module docstring).
+def prompt_task(blocks: Iterable[Any], workspace: Workspace) -> tuple[str, tuple[ImagePart, ...]]:
+    """The task and the task images a prompt's content blocks make (see the module docstring).
 
     Raises:
-        UsageError: the prompt holds nothing Quorum can send (images, audio), or nothing at all.
+        UsageError: the prompt holds what Quorum cannot send (audio, an image of another type or
+            not base64), or no text.
     """
     parts: list[str] = []
+    images: list[ImagePart] = []
     for block in blocks:
         kind = getattr(block, "type", None)
         if kind == "text":
             parts.append(block.text)
+        elif kind == "image":
+            images.append(_image(block))
         elif kind == "resource_link":
             parts.append(f"[{block.name}]({_shown_uri(block.uri, workspace)})")
         elif kind == "resource" and isinstance(getattr(block.resource, "text", None), str):
             parts.append(f"{_shown_uri(block.resource.uri, workspace)}:\n```\n{block.resource.text}\n```")
         else:
-            raise UsageError(f"prompt content of type {kind!r} is not supported (text and resource links are)")
+            raise UsageError(f"prompt content of type {kind!r} is not supported (text, images and resource links are)")
     task = "\n".join(parts).strip()
     if not task:
-        raise UsageError("the prompt is empty")
-    return task
+        raise UsageError("the prompt has no text" if images else "the prompt is empty")
+    return task, tuple(images)
+
+
+def _image(block: Any) -> ImagePart:
+    if block.mime_type not in IMAGE_MEDIA_TYPES:
+        raise UsageError(f"images of type {block.mime_type!r} are not supported ({', '.join(IMAGE_MEDIA_TYPES)} are)")
+    try:
+        size = len(base64.b64decode(block.data, validate=True))
+    except (binascii.Error, ValueError):
+        raise UsageError("an image's data is not base64") from None
+    return ImagePart(media_type=block.mime_type, data=block.data, size=size)
 
 
 def _shown_uri(uri: str, workspace: Workspace) -> str:

@@ -25,6 +25,7 @@ from quorum.acp.updates import EventTranslator, UpdatePump
 from quorum.application.history import join_histories, rebuild_history
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted, RunStopReason
+from quorum.domain.tools import ImagePart
 from quorum.infrastructure.review.human import HumanReviewer
 from quorum.infrastructure.tools.workspace import Workspace
 
@@ -98,8 +99,8 @@ class AcpSession:
         return self._pump.translator.tool_content(call_id) if self._pump is not None else []
 
     # -- prompts ----------------------------------------------------------------------------------
-    async def prompt(self, task: str) -> StopReason:
-        """Run ``task`` (or answer a slash command) and return the ACP stop reason.
+    async def prompt(self, task: str, images: Sequence[ImagePart] = ()) -> StopReason:
+        """Run ``task`` with ``images`` (or answer a slash command) and return the ACP stop reason.
 
         Raises:
             RequestError: a prompt already runs in this session, the run could not start (no
@@ -121,10 +122,10 @@ class AcpSession:
             await self._send(helpers.update_agent_message_text(await answer(self, *command)))
             return "end_turn"
         self._plan_next = False
-        return await self._run(task, plan=plan or None)
+        return await self._run(task, tuple(images), plan=plan or None)
 
-    async def _run(self, task: str, *, plan: bool | None) -> StopReason:
-        """One run of ``task`` (``plan``: in plan mode; None: ``[agent] plan`` decides)."""
+    async def _run(self, task: str, images: tuple[ImagePart, ...], *, plan: bool | None) -> StopReason:
+        """One run of ``task`` and its ``images`` (``plan``: in plan mode; None: ``[agent] plan`` decides)."""
         from quorum.composition.runs import prepare_run
 
         container = self.runtime.container
@@ -143,7 +144,8 @@ class AcpSession:
                 plan=plan,
             )
             agent = container.run_agent(observer=prepared.observer, reviewer=self.reviewer())
-            self._turn = asyncio.ensure_future(agent.execute(prepared.request))
+            request = prepared.request.model_copy(update={"task_images": images})
+            self._turn = asyncio.ensure_future(agent.execute(request))
             try:
                 result = await self._turn
             except asyncio.CancelledError:

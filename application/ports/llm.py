@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, TextBlock
 from quorum.domain.streaming import StreamEvent
-from quorum.domain.tools import ToolResult
+from quorum.domain.tools import ImagePart, ToolResult
 
 ToolSchemas = Sequence[dict[str, Any]]
 """Provider-neutral tool schemas from a ToolSchemaPort: ``{"name", "description", "input_schema"}``."""
@@ -25,6 +25,7 @@ class TurnInput:
         tools: the tools offered; None asks for an answer without tools (adapters keep the
             definitions in the request where the API needs them beside a history of calls).
         note: user text after the results (the turn-limit note).
+        images: images sent with ``text`` as image input (a task's ``RunRequest.task_images``).
 
     Raises:
         ValueError: both ``text`` and ``results`` are given.
@@ -34,15 +35,16 @@ class TurnInput:
     results: tuple[ToolResult, ...] = ()
     tools: ToolSchemas | None = None
     note: str | None = None
+    images: tuple[ImagePart, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.text and self.results:
+        if (self.text or self.images) and self.results:
             raise ValueError("a turn sends the user's text or tool results, not both")
 
     @classmethod
-    def user(cls, text: str, tools: ToolSchemas | None = None) -> TurnInput:
-        """User text, offering ``tools`` (None: no tools)."""
-        return cls(text=text, tools=tools)
+    def user(cls, text: str, tools: ToolSchemas | None = None, images: Sequence[ImagePart] = ()) -> TurnInput:
+        """User text (and ``images``), offering ``tools`` (None: no tools)."""
+        return cls(text=text, tools=tools, images=tuple(images))
 
     @classmethod
     def answering(
@@ -56,6 +58,7 @@ class TurnInput:
         blocks: list[Any] = [r.for_model() for r in self.results]
         if not self.results and (self.text or not self.note):
             blocks.append(TextBlock(text=self.text))
+        blocks.extend(self.images)
         if self.note:
             blocks.append(TextBlock(text=self.note))
         return Message(role="user", content=tuple(blocks))

@@ -135,7 +135,7 @@ class PlanPhase:
             events.expect(request.resume.calls)
             outcome = await settle(request.resume, batch, tools)
         else:
-            outcome = TurnInput.user(request.task, tools)
+            outcome = TurnInput.user(request.task, tools, request.task_images)
         while True:
             if executor.approved is not None and isinstance(outcome, TurnInput):
                 return self._execute(request, state, executor, outcome, execution_tools)

@@ -174,7 +174,7 @@ class RunAgent:
         rejections = RejectionCounter(limit=params.max_rejections)
         if params.compact == "auto":
             state.fit = ContextFit.for_run(request, self._gateway, self._windows, self._observer)
-        turn_input = TurnInput.user(request.task, wire_tools)
+        turn_input = TurnInput.user(request.task, wire_tools, request.task_images)
         approved = request.approved_plan
         if plans(request):  # plan mode: plan and have the plan reviewed first
             planned, approved = await self._plan(request, session, state, offered, wire_tools, rejections)

@@ -26,7 +26,7 @@ async def test_initialize_announces_quorum_and_what_it_takes(cli: Cli) -> None:
     caps = answer.agent_capabilities
     assert caps.load_session is True
     assert caps.mcp_capabilities.http is True and caps.mcp_capabilities.sse is False
-    assert caps.prompt_capabilities.image is False
+    assert caps.prompt_capabilities.image is True
     assert caps.prompt_capabilities.embedded_context is True
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, Usage
-from quorum.domain.tools import ToolCall, ToolResult
+from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 from quorum.infrastructure.providers.anthropic.shapes import Message as MessageShape
 from quorum.infrastructure.providers.anthropic.shapes import TextContent, ToolUseContent
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
@@ -30,7 +30,8 @@ def message_to_wire(message: Message) -> list[Wire]:
     """One neutral message as a Messages API message; none when it has no sendable content.
 
     Empty text blocks are dropped (the API refuses them); a message of one text is sent as a
-    plain string. Two messages of the same role in a row are merged by the API itself.
+    plain string. Two messages of the same role in a row are merged by the API itself. Images the
+    user sent with a task become ``image`` blocks (base64 sources) after its text.
     """
     blocks: list[Wire] = []
     for block in message.content:
@@ -50,6 +51,8 @@ def message_to_wire(message: Message) -> list[Wire]:
                     "is_error": block.is_error,
                 }
             )
+        elif isinstance(block, ImagePart):
+            blocks.append(_image_block(block))
     if not blocks:
         return []
     if len(blocks) == 1 and blocks[0]["type"] == "text":
@@ -66,11 +69,12 @@ def _result_content(block: ToolResult) -> str | list[Wire]:
     if not block.images:
         return block.output
     content: list[Wire] = [{"type": "text", "text": block.output}] if block.output else []
-    content.extend(
-        {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
-        for image in block.images
-    )
+    content.extend(_image_block(image) for image in block.images)
     return content
+
+
+def _image_block(image: ImagePart) -> Wire:
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
 
 
 def build_response(content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage) -> LlmResponse:

@@ -8,7 +8,7 @@ from typing import Any
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, Usage
-from quorum.domain.tools import ToolCall, ToolResult
+from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
 from quorum.infrastructure.providers.openai.shapes import Completion
 from quorum.infrastructure.providers.session_base import Wire, decode_arguments, require_unique_ids
@@ -44,6 +44,7 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     message for its images and text. Tool messages carry text only, so the images of the results
     follow in that user message as ``image_url`` data URIs, each introduced by the call it came
     from. With ``images=False`` (a provider whose models take no images) a note replaces them.
+    Images the user sent with a task (``ImagePart`` blocks) follow its text as ``image_url`` parts.
     """
     if message.role == "assistant":
         text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
@@ -54,6 +55,7 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     wire: list[Wire] = []
     texts: list[str] = []
     parts: list[Wire] = []
+    user_images: list[ImagePart] = []
     for block in message.content:
         if isinstance(block, ToolResult):
             content = ERROR_PREFIX + block.output if block.is_error else block.output
@@ -64,12 +66,19 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
             wire.append({"role": "tool", "tool_call_id": block.call_id, "content": content})
             if block.images and images:
                 parts.append({"type": "text", "text": f"From {block.name or 'the tool'} (call {block.call_id}):"})
-                parts.extend(
-                    {"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}}
-                    for image in block.images
-                )
+                parts.extend(_image_url(image) for image in block.images)
         elif isinstance(block, TextBlock):
             texts.append(block.text)
+        elif isinstance(block, ImagePart):
+            user_images.append(block)
+    if user_images and not images:
+        texts.append(f"[{len(user_images)} image(s) not shown: this provider is configured with images = false]")
+    elif user_images:
+        parts.extend(_image_url(image) for image in user_images)
+        if not any(isinstance(block, ToolResult) for block in message.content):
+            lead: list[Wire] = [{"type": "text", "text": "\n\n".join(texts)}] if texts else []
+            wire.append({"role": "user", "content": lead + parts})
+            return wire
     if parts:
         intro: list[Wire] = [{"type": "text", "text": IMAGES_INTRO}]
         outro: list[Wire] = [{"type": "text", "text": "\n\n".join(texts)}] if texts else []
@@ -77,6 +86,10 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
     elif texts:
         wire.append({"role": "user", "content": "\n\n".join(texts)})
     return wire
+
+
+def _image_url(image: ImagePart) -> Wire:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.media_type};base64,{image.data}"}}
 
 
 def _call_to_wire(block: ToolCall) -> Wire:

@@ -75,9 +75,9 @@ def test_a_prompt_becomes_a_task(tmp_path: Path) -> None:
         SimpleNamespace(type="resource_link", name="a.py", uri=f"file://{tmp_path}/src/a.py"),
         SimpleNamespace(type="resource_link", name="far", uri="file:///etc/passwd"),
     ]
-    assert prompt_task(blocks, workspace) == "look at\n[a.py](src/a.py)\n[far](file:///etc/passwd)"
-    with pytest.raises(UsageError, match="'image' is not supported"):
-        prompt_task([SimpleNamespace(type="image")], workspace)
+    assert prompt_task(blocks, workspace) == ("look at\n[a.py](src/a.py)\n[far](file:///etc/passwd)", ())
+    with pytest.raises(UsageError, match="'audio' is not supported"):
+        prompt_task([SimpleNamespace(type="audio")], workspace)
     with pytest.raises(UsageError, match="empty"):
         prompt_task([SimpleNamespace(type="text", text="  ")], workspace)
 
@@ -130,3 +130,18 @@ async def test_forwarding_keeps_order_and_ends_with_the_source() -> None:
     source.feed_eof()
     await forward_messages(source, sink)
     assert await sink.read() == b'{"id": 1}\n\n{"id": 2}\n'
+
+
+def test_prompt_images_become_task_images_and_others_are_refused(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path)
+    png = SimpleNamespace(type="image", mime_type="image/png", data="iVBORw0KGgo=")
+    task, images = prompt_task([SimpleNamespace(type="text", text="what is this?"), png], workspace)
+    assert task == "what is this?"
+    assert [(i.media_type, i.data, i.size) for i in images] == [("image/png", "iVBORw0KGgo=", 8)]
+    text = SimpleNamespace(type="text", text="x")
+    with pytest.raises(UsageError, match="'image/tiff' are not supported"):
+        prompt_task([text, SimpleNamespace(type="image", mime_type="image/tiff", data="")], workspace)
+    with pytest.raises(UsageError, match="not base64"):
+        prompt_task([text, SimpleNamespace(type="image", mime_type="image/png", data="!!")], workspace)
+    with pytest.raises(UsageError, match="no text"):
+        prompt_task([png], workspace)
