@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from quorum.application.run_context import current_run_events
 from quorum.domain.events import McpToolChanged, McpToolsPinned, RunEvent
-from quorum.infrastructure.mcp.pins import PinStore, Withheld, tool_fingerprint
+from quorum.infrastructure.mcp.pins import PinStore, Withheld
 from quorum.infrastructure.mcp.server_tools import ServerTool
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
@@ -103,7 +103,7 @@ class PinGate:
             return  # outside a run nobody is told; `quorum mcp check` shows changes itself
         if run is not self._announced_in:  # a new run (or none): say every change again once
             self._announced_in, self._announced = run, set()
-        key = (server, withheld.tool.name, tool_fingerprint(withheld.tool.definition))
+        key = (server, withheld.tool.name, withheld.tool.fingerprint)
         if key in self._announced:
             return
         self._announced.add(key)

@@ -14,7 +14,6 @@ definition (for the diff ``quorum mcp trust`` shows) and when it was pinned. Wri
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -25,7 +24,7 @@ from typing import Any
 
 from quorum.domain.events import McpToolChange
 from quorum.infrastructure.mcp.cache import fingerprint
-from quorum.infrastructure.mcp.server_tools import ServerTool
+from quorum.infrastructure.mcp.server_tools import ServerTool, canonical_json
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
 PINS_SUBDIR = "mcp-pins"
@@ -40,16 +39,6 @@ CHANGE_FIELDS: tuple[tuple[McpToolChange, str], ...] = (
     ("annotations", "annotations"),
 )
 """Each reported change and the definition key it compares, in the order changes are named."""
-
-
-def canonical_json(value: Any) -> str:
-    """``value`` as canonical JSON: sorted keys, no insignificant whitespace, UTF-8 kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def tool_fingerprint(definition: dict[str, Any]) -> str:
-    """The SHA-256 (hex) of the canonical JSON of a tool's definition."""
-    return hashlib.sha256(canonical_json(definition).encode("utf-8")).hexdigest()
 
 
 def changes_between(pinned: dict[str, Any] | None, offered: dict[str, Any]) -> list[McpToolChange]:
@@ -71,7 +60,7 @@ class Pin:
 
     @classmethod
     def of(cls, tool: ServerTool, now: float | None = None) -> Pin:
-        return cls(tool_fingerprint(tool.definition), tool.definition, time.time() if now is None else now)
+        return cls(tool.fingerprint, tool.definition, time.time() if now is None else now)
 
 
 @dataclass(frozen=True)
@@ -104,6 +93,10 @@ class PinStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        # Each file's pins as last read, with the (inode, mtime, size) they were read at: the tools
+        # are checked every turn, and a file changes only when someone pins or trusts (an atomic
+        # replace, so a new inode), possibly in another process.
+        self._read: dict[Path, tuple[tuple[int, int, int], dict[str, Pin]]] = {}
 
     def path(self, server: str, settings: McpServerSettings) -> Path:
         """The pin file of ``server`` as ``settings`` start or reach it."""
@@ -117,17 +110,17 @@ class PinStore:
         a damaged file must not turn into trust on first use again.
         """
         path = self.path(server, settings)
-        if not path.exists():
-            return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            tools = data["tools"] if data.get("version") == PINS_VERSION else {}
-            return {
-                str(name): Pin(str(pin["sha256"]), dict(pin["definition"]), float(pin["pinned_at"]))
-                for name, pin in tools.items()
-            }
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            stat = path.stat()
+        except FileNotFoundError:
+            return None
+        except OSError:
             return {}
+        version = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        read = self._read.get(path)
+        if read is None or read[0] != version:
+            read = self._read[path] = (version, _parsed(path))
+        return dict(read[1])  # the caller's copy: ``trust`` adds to it
 
     def save(self, server: str, settings: McpServerSettings, pins: dict[str, Pin]) -> Path:
         """Write the server's pins (atomically).
@@ -164,14 +157,14 @@ class PinStore:
             copies.setdefault(tool.name, []).append(tool)
         for name, listed in copies.items():
             pin = pins.get(name)
-            if pin is not None and all(pin.sha256 == tool_fingerprint(t.definition) for t in listed):
+            if pin is not None and all(pin.sha256 == t.fingerprint for t in listed):
                 trusted.append(listed[0])
                 continue
             # A name listed twice is trusted only when every copy matches: a server must not slip a
             # changed definition in beside the pinned one.
             pinned = pin.definition if pin is not None else None
             for tool in listed:
-                if pin is None or pin.sha256 != tool_fingerprint(tool.definition):
+                if pin is None or pin.sha256 != tool.fingerprint:
                     withheld.append(Withheld(tool, changes_between(pinned, tool.definition), pinned))
         return PinCheck(trusted=trusted, withheld=withheld, pinned=True)
 
@@ -198,3 +191,16 @@ class PinStore:
         now = time.time()
         pins.update({tool.name: Pin.of(tool, now) for tool in tools})
         return self.save(server, settings, pins)
+
+
+def _parsed(path: Path) -> dict[str, Pin]:
+    """The pins of a pin file; none when it cannot be read or parsed (see ``PinStore.load``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        tools = data["tools"] if data.get("version") == PINS_VERSION else {}
+        return {
+            str(name): Pin(str(pin["sha256"]), dict(pin["definition"]), float(pin["pinned_at"]))
+            for name, pin in tools.items()
+        }
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}

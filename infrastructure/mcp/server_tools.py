@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -13,6 +16,16 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 DEFINITION_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
 """The parts of a tool's definition that are pinned (wire names): what the model and the risk see."""
+
+
+def canonical_json(value: Any) -> str:
+    """``value`` as canonical JSON: sorted keys, no insignificant whitespace, UTF-8 kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def tool_fingerprint(definition: dict[str, Any]) -> str:
+    """The SHA-256 (hex) of the canonical JSON of a tool's definition."""
+    return hashlib.sha256(canonical_json(definition).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -28,6 +41,11 @@ class ServerTool:
     """``execution.taskSupport``: ``forbidden``, ``optional`` or ``required`` (None: not said)."""
     definition: dict[str, Any] = field(default_factory=dict, compare=False)
     """The tool's definition as the server sent it (``DEFINITION_KEYS``, wire names): what is pinned."""
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """``tool_fingerprint(definition)``, computed once: a listed tool is checked against its pin every turn."""
+        return tool_fingerprint(self.definition)
 
     @classmethod
     def from_mcp(cls, tool: Any) -> ServerTool:

@@ -21,7 +21,8 @@ import pytest
 from quorum.application.run_context import current_run_events
 from quorum.domain.events import McpToolChanged, McpToolsPinned, RunEvent
 from quorum.domain.tools import ToolCall
-from quorum.infrastructure.mcp.pins import PinStore, tool_fingerprint
+from quorum.infrastructure.mcp.pins import PinStore
+from quorum.infrastructure.mcp.server_tools import tool_fingerprint
 from quorum.infrastructure.mcp.settings import McpServerSettings
 from quorum.infrastructure.mcp.source import McpToolSource
 

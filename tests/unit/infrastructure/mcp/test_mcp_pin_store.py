@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from quorum.infrastructure.mcp.pins import PinStore, changes_between, tool_fingerprint
-from quorum.infrastructure.mcp.server_tools import ServerTool
+from quorum.infrastructure.mcp.pins import PinStore, changes_between
+from quorum.infrastructure.mcp.server_tools import ServerTool, tool_fingerprint
 from quorum.infrastructure.mcp.settings import McpServerSettings
 
 SETTINGS = McpServerSettings(command="srv", args=["--x"])
