@@ -14,7 +14,8 @@ parallel low-risk calls, review, deferral), with three wrappers around the run's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -125,13 +126,13 @@ class PlanningReviewer:
     """A ``CallReviewer`` for the planning phase: plans go to ``review_plan``, other reviewed calls are refused.
 
     ``propose_plan`` calls are screened by no policy rule (a rule can neither approve nor deny a
-    plan); every other call is screened by the run's rules as usual. ``on_proposed`` is told of
-    each well-formed plan before its review.
+    plan); every other call is screened by the run's rules as usual. ``events`` is told of each
+    well-formed plan before its review (``plan_proposed``).
     """
 
-    def __init__(self, inner: CallReviewer, on_proposed: Callable[[ToolCall, Plan], None]) -> None:
+    def __init__(self, inner: CallReviewer, events: PlanEvents) -> None:
         self._inner = inner
-        self._on_proposed = on_proposed
+        self._events = events
 
     def screen(self, call: ToolCall, tool: ToolDefinition) -> PolicyRule | None:
         return None if call.name == PROPOSE_PLAN else self._inner.screen(call, tool)
@@ -142,23 +143,30 @@ class PlanningReviewer:
         plan = plan_of(call)
         if plan is None:
             return ReviewDecision(approved=False, decided_by="auto", reason=say.PLAN_MALFORMED)
-        self._on_proposed(call, plan)
+        self._events.proposed(call, plan)
         return await self.review_plan(call, context.model_copy(update={"subject": "plan"}))
 
     async def review_plan(self, call: ToolCall, context: ReviewContext) -> ReviewDecision:
         return await self._inner.review_plan(call, context)
 
 
+class TurnCount(Protocol):
+    """Where the run's current turn number is read (the run's state)."""
+
+    turns: int
+
+
 class PlanEvents:
     """A ``RunObserver`` adding plan mode's events: ``plan_proposed`` (``proposed``) and ``plan_reviewed``.
 
     ``plan_reviewed`` follows the ``review`` event of a ``propose_plan`` call whose plan it knows
-    (``expect``), whichever path decided it: the review now, or a person later (``quorum approve``).
+    (``expect``), whichever path decided it: the review now, or a person later (``quorum approve``);
+    it carries the turn ``count`` is at then.
     """
 
-    def __init__(self, observer: RunObserver, turn: Callable[[], int]) -> None:
+    def __init__(self, observer: RunObserver, count: TurnCount) -> None:
         self._observer = observer
-        self._turn = turn
+        self._count = count
         self._plans: dict[str, Plan] = {}
         self.attempts = 0
 
@@ -186,7 +194,7 @@ class PlanEvents:
                     votes=event.votes,
                     reason=event.reason,
                     by=event.by,
-                    turn=self._turn(),
+                    turn=self._count.turns,
                     rule=event.rule,
                 )
             )

@@ -97,6 +97,35 @@ class TurnCalls:
         observer.on_event(ToolResultEvent.of(result))
 
 
+@dataclass(frozen=True)
+class ReviewBrief:
+    """What reviewers are told about the response whose calls a batch runs, beside each call's tool and risk.
+
+    Attributes:
+        run_id: the run.
+        task: the run's task.
+        assistant_text: the text of the response that made the calls.
+        plan: plan mode's approved plan as numbered text (execution phase); empty otherwise.
+    """
+
+    run_id: str
+    task: str
+    assistant_text: str
+    plan: str = ""
+
+    def context(self, tool: ToolDefinition, risk: RiskAssessment) -> ReviewContext:
+        """The review context of one call to ``tool`` assessed ``risk``."""
+        return ReviewContext(
+            run_id=self.run_id,
+            task=self.task,
+            tool=tool,
+            risk=risk.level,
+            risk_reason=risk.reason,
+            assistant_text=self.assistant_text,
+            plan=self.plan,
+        )
+
+
 @dataclass
 class RejectionCounter:
     """Consecutive rejections across the run; an approval resets it."""
@@ -175,13 +204,21 @@ class ToolBatch:
         self._spending = spending if spending is not None else ReviewerSpending()
         self._guard = guard
 
-    async def run(
-        self,
-        turn: TurnCalls,
-        *,
-        review_context: Callable[[ToolDefinition, RiskAssessment], ReviewContext],
-        rejections: RejectionCounter,
-    ) -> None:
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The wire schemas of the batch's tools (what a request offers)."""
+        return list(self._schemas.values())
+
+    async def still_offered(self) -> list[dict[str, Any]]:
+        """The wire schemas of the batch's tools the executor still lists, listed again now.
+
+        A tool source may withdraw a tool mid-run (an MCP server whose tool changed since it was
+        pinned); it is then left out of the next request. Tools are never added mid-run.
+        """
+        listed = set((await self._executor.list_tools()).names())
+        return [schema for name, schema in self._schemas.items() if name in listed]
+
+    async def run(self, turn: TurnCalls, *, brief: ReviewBrief, rejections: RejectionCounter) -> None:
         """Fill ``turn.results`` for every call. Cancellation leaves unfinished calls missing."""
         low: list[_Planned] = []
         high: list[_Planned] = []
@@ -211,7 +248,7 @@ class ToolBatch:
                     note = say.not_executed(say.rejections_exhausted(rejections.limit))
                     turn.answer(skipped.index, note, self._observer, is_error=True)
                 break
-            await self._execute_high(turn, planned, review_context(planned.tool, planned.risk), rejections)
+            await self._execute_high(turn, planned, brief.context(planned.tool, planned.risk), rejections)
 
     async def settle(
         self, turn: TurnCalls, decisions: Mapping[int, ReviewDecision], *, rejections: RejectionCounter

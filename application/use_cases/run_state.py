@@ -1,18 +1,19 @@
-"""What a run keeps while it goes: turns, tokens, the last text, the turn still open."""
+"""``RunState``: what a run keeps while it goes — turns, tokens, the session, the turn still open."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from quorum.application import model_wording as say
+from quorum.application.context_fit import ContextFit
+from quorum.application.deferral import PendingTurn
 from quorum.application.ports.llm import LlmSession
-from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
-from quorum.application.tool_batch import ReviewerSpending, TurnCalls
+from quorum.application.tool_batch import RejectionCounter, ReviewerSpending, TurnCalls
 from quorum.domain.events import RunStopReason
+from quorum.domain.plans import ApprovedPlan
 from quorum.domain.responses import LlmResponse, RunUsage, Usage
-from quorum.domain.tools import RiskLevel, ToolSpec
+from quorum.domain.tools import ToolSpec
 
 Stop = tuple[RunStopReason, str | None]
 """How a run ends: the stop reason and its detail (None for a plain end of turn)."""
@@ -20,10 +21,14 @@ Stop = tuple[RunStopReason, str | None]
 
 @dataclass
 class RunState:
-    """The mutable state of one run (or one part of it, after a continuation)."""
+    """The mutable state of one run (or one part of it, after a continuation); its phases share it."""
 
     run_id: str
     task: str
+    session: LlmSession
+    """The run's session: compaction and plan mode's phases replace it by one on the same history."""
+    rejections: RejectionCounter
+    """Consecutive review rejections across the run's phases (``max_rejections``)."""
     model_id: str = ""
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -41,12 +46,19 @@ class RunState:
     """Reviewer tokens spent before a continuation (``PendingTurn.usage_before``)."""
     cost_before: float | None = 0.0
     """What the run cost before a continuation (USD), None when unknown."""
-    session: Any = None
-    """The run's session (``LlmSession``): compaction replaces it by one holding the compacted history."""
-    fit: Any = None
-    """The run's ``ContextFit`` (None: ``compact = "off"``)."""
+    fit: ContextFit | None = None
+    """Keeps the requests inside the model's window (None: ``compact = "off"``)."""
     cost_cap: float | None = None
     """``max_cost_usd``: the run stops once its spending passes it (USD)."""
+    plan: ApprovedPlan | None = None
+    """Plan mode's approved plan: the execution phase's turns are counted after ``plan.turn``."""
+
+    def continue_from(self, resume: PendingTurn) -> None:
+        """Go on from a turn left open by deferred review: its number and what was spent before it."""
+        self.turns = resume.turn
+        before = resume.usage_before
+        self.usage = Usage(input_tokens=before.input_tokens, output_tokens=before.output_tokens)
+        self.reviewers_before, self.cost_before = before.reviewers, resume.cost_before
 
     def count(self, response: LlmResponse) -> None:
         """Add a response's tokens and keep its text as the run's latest output."""
@@ -74,26 +86,6 @@ class RunState:
         if spent is None or spent <= self.cost_cap:
             return None
         return RunStopReason.MAX_COST, say.cost_cap_reached(self.cost_cap, spent)
-
-    def answer_missing(self, pending: TurnCalls, observer: RunObserver, note: str) -> None:
-        """Give every call of ``pending`` without a result an error result, announcing the call first if need be."""
-        for index in pending.missing():
-            if index not in pending.announced:
-                tool = self.offered.get(pending.calls[index].name)
-                pending.announce(index, tool.risk if tool is not None else RiskLevel.HIGH, observer)
-            pending.answer(index, note, observer, is_error=True)
-
-    def close(self, session: LlmSession, observer: RunObserver, turn: TurnCalls | None, note: str) -> None:
-        """Answer the open calls of ``turn`` (None: the pending turn) with ``note``, recorded without a request.
-
-        The results join the session's history, so it stays valid whatever stopped the run.
-        """
-        pending = turn if turn is not None else self.pending
-        self.pending = None
-        if pending is None:
-            return
-        self.answer_missing(pending, observer, note)
-        session.record(pending.ordered())
 
     def total_usage(self) -> RunUsage:
         """The run's usage: the agent's tokens and, apart, every reviewer vote's."""
