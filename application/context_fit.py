@@ -72,8 +72,7 @@ class ContextFit:
 
     async def before(self, state: RunState, turn: TurnInput | None, *, force: bool = False) -> bool:
         """Compact ``state.session`` when sending ``turn`` would pass the threshold (or ``force``); True if it did."""
-        session: LlmSession = state.session
-        history = session.history()
+        history = state.session.history()
         sent = turn.message() if turn is not None else None
         if history and history[-1] == sent:  # a refused request left its message behind: it is sent again
             history = history[:-1]

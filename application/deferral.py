@@ -3,9 +3,9 @@
 ``hil_mode = "defer"`` ends a run with ``awaiting_approval`` while some high-risk calls of its
 last turn have no result. To continue it (``quorum approve``/``reject``, or another engine), the
 loop is given a ``PendingTurn``: the turn's calls, the results already produced, the decisions
-made since, and the requests still open. ``RunAgent`` then settles the decided calls, sends every
-result of the turn together (providers require each tool call to be answered by the next
-message), and goes on with its loop.
+made since, and the requests still open. ``RunAgent`` then settles the decided calls
+(``Run.settle``), sends every result of the turn together (providers require each tool call to
+be answered by the next message), and goes on with its loop.
 """
 
 from __future__ import annotations

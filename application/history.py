@@ -34,8 +34,6 @@ from quorum.domain.messages import Message
 from quorum.domain.responses import TextBlock
 from quorum.domain.tools import ToolCall, ToolResult
 
-"""The error result given to a call that has none (shown to the model when the run continues)."""
-
 
 @dataclass
 class _Assistant:
