@@ -70,3 +70,13 @@ class Listing(BaseModel):
     """A list of JSON objects (runs, pending calls, models, tools) in the fields their ``--json`` gives."""
 
     items: list[dict[str, Any]]
+
+
+class ModelListing(Listing):
+    """``GET /v1/models``: the models to choose from, and the one a run naming none gets.
+
+    ``default``: ``quorum serve --model``, else ``model`` of the configuration, else the default of
+    the first provider key found; None when there is none (a run must then name its ``model``).
+    """
+
+    default: str | None = None

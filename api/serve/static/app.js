@@ -5,6 +5,7 @@
 
 const TOKEN_KEY = "quorum-token";
 const RUN_KEY = "quorum-run";
+const MODEL_KEY = "quorum-model";
 const $ = (id) => document.getElementById(id);
 const state = { token: null, parent: null, run: null, stream: null, busy: false };
 
@@ -340,6 +341,7 @@ async function send() {
   showError("");
   const body = { task };
   if (state.parent) body.parent = state.parent;
+  if ($("model").value) body.model = $("model").value;  // none chosen: the server's default, or its advice
   $("send").disabled = true;
   try {
     const { run_id } = await api("/v1/runs", body);
@@ -356,6 +358,28 @@ function open(runId, clear = false) {
   if (clear) { $("log").replaceChildren(); clearCards(); }
   busy(runId);
   follow(new RunView(runId));
+}
+
+// ---- the model list: GET /v1/models, the server's default preselected (a choice kept for the tab) ----
+async function loadModels() {
+  let listing;
+  try { listing = await api("/v1/models"); } catch (error) { showError(error.message); return; }
+  const select = $("model");
+  select.replaceChildren();
+  if (!listing.default) select.append(option("", "Choose a model"));
+  for (const item of listing.items) {
+    if (item.alias) select.append(option(item.alias, `${item.alias} (${item.model})`));
+    else select.append(option(item.model, item.source === "offline" ? `${item.model} (offline)` : item.model));
+  }
+  const kept = sessionStorage.getItem(MODEL_KEY);
+  const values = Array.from(select.options, (o) => o.value);
+  select.value = kept !== null && values.includes(kept) ? kept : listing.default || "";
+}
+
+function option(value, text) {
+  const node = el("option", "", text);
+  node.value = value;
+  return node;
 }
 
 async function loadHistory() {
@@ -397,8 +421,10 @@ function start() {
     sessionStorage.setItem(TOKEN_KEY, $("token").value.trim());
     location.reload();
   });
+  $("model").addEventListener("change", () => sessionStorage.setItem(MODEL_KEY, $("model").value));
   state.token = takeToken();
   if (!state.token) { askToken("Open the address quorum serve printed (it carries the token), or enter the token."); return; }
+  loadModels();
   loadHistory();
   const current = sessionStorage.getItem(RUN_KEY);
   if (current) open(current);  // a reload mid-run: the run is replayed from its first event and followed
