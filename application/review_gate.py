@@ -1,9 +1,9 @@
 """``ReviewGate``: the one place a call's review is decided — policy rules, the panel, the human.
 
-``quorum run``, ``quorum ask`` and ``quorum review-check`` all decide through it, and screen a call
+Every run, whichever driver starts it, and ``quorum review-check`` decide through it, and screen a call
 before its review through ``screen_call`` (a ``deny`` rule rejects it, an ``ask`` rule sends a
 low-risk call to review); infrastructure only supplies the panel (reviewer models voting), the
-human step (a terminal) and the call viewer (workspace paths, shell commands).
+human step (a terminal, an editor, a callback) and the call viewer (workspace paths, shell commands).
 """
 
 from __future__ import annotations
