@@ -1,7 +1,7 @@
 """Quorum's application layer: ports (Protocols the adapters implement) and use cases.
 
 No pluggy, no SDKs, no dependency injection here: use cases receive their ports as constructor
-arguments from the composition root.
+arguments from the composition (``quorum.composition``).
 """
 
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult

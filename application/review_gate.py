@@ -1,19 +1,53 @@
 """``ReviewGate``: the one place a call's review is decided — policy rules, the panel, the human.
 
-``quorum run``, ``quorum ask`` and ``quorum review-check`` all decide through it; infrastructure
-only supplies the panel (reviewer models voting), the human step (a terminal) and the call viewer
-(workspace paths, shell commands).
+Every run, whichever driver starts it, and ``quorum review-check`` decide through it, and screen a call
+before its review through ``screen_call`` (a ``deny`` rule rejects it, an ``ask`` rule sends a
+low-risk call to review); infrastructure only supplies the panel (reviewer models voting), the
+human step (a terminal, an editor, a callback) and the call viewer (workspace paths, shell commands).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from quorum.application import model_wording as say
-from quorum.application.ports.reviewer import ActionReviewer, CallViewer, HumanStep, ReviewContext
+from quorum.application.ports.reviewer import ActionReviewer, CallViewer, HumanStep, ReviewContext, RuleScreen
 from quorum.domain.policy import PolicyRule, first_match
 from quorum.domain.review import ReviewDecision
-from quorum.domain.tools import ToolCall, ToolDefinition
+from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
+
+
+@dataclass(frozen=True)
+class Screening:
+    """A call as the policy rules leave it, before any review.
+
+    Attributes:
+        rule: the rule that matched the call; None when none did.
+        risk: the risk the call is handled at: its own, raised to high when an ``ask`` rule matches
+            a low-risk call (the reason says so).
+    """
+
+    rule: PolicyRule | None
+    risk: RiskAssessment
+
+    @property
+    def denial(self) -> ReviewDecision | None:
+        """The rejection when a ``deny`` rule matched (the call never runs, whatever its risk); else None."""
+        return rule_decision(self.rule) if self.rule is not None and self.rule.decision == "deny" else None
+
+    @property
+    def reviewed(self) -> bool:
+        """The call goes to review (high risk and not denied); a low-risk one runs unreviewed."""
+        return self.denial is None and self.risk.level is not RiskLevel.LOW
+
+
+def screen_call(rules: RuleScreen, call: ToolCall, tool: ToolDefinition, risk: RiskAssessment) -> Screening:
+    """Screen ``call`` (of ``tool``, assessed at ``risk``) by the policy rules, before it is scheduled or reviewed."""
+    rule = rules.screen(call, tool)
+    if rule is not None and rule.decision == "ask" and risk.level is RiskLevel.LOW:
+        risk = RiskAssessment(level=RiskLevel.HIGH, reason=f"rule '{rule.describe()}' says ask; {risk.reason}")
+    return Screening(rule, risk)
 
 
 class ReviewGate:

@@ -14,7 +14,7 @@ from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
-from quorum.application.review_gate import rule_decision
+from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
 from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolResultEvent, VoteRecord
 from quorum.domain.policy import PolicyRule
@@ -281,11 +281,8 @@ class ToolBatch:
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
         if problem is not None:
             return None, say.not_executed_because(call.name, problem)
-        risk = self._executor.assess_risk(call, tool)
-        rule = self._reviewer.screen(call, tool)
-        if rule is not None and rule.decision == "ask" and risk.level is RiskLevel.LOW:
-            risk = RiskAssessment(level=RiskLevel.HIGH, reason=f"rule '{rule.describe()}' says ask; {risk.reason}")
-        return _Planned(index, call, tool, risk, rule), None
+        screening = screen_call(self._reviewer, call, tool, self._executor.assess_risk(call, tool))
+        return _Planned(index, call, tool, screening.risk, screening.rule), None
 
     async def _execute_low(self, turn: TurnCalls, planned: _Planned) -> None:
         async with self._semaphore:

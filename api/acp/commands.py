@@ -1,16 +1,37 @@
-"""The slash commands a session answers without a run: ``/tools``, ``/review``, ``/usage``, ``/model``."""
+"""The slash commands a session answers without a run: ``/tools``, ``/review``, ``/usage``, ``/model``.
+
+The session asks them (``AcpSession.prompt``); they read and set what ``CommandSession`` names, so
+this module does not import the session that imports it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from quorum.domain.errors import QuorumError
 
 if TYPE_CHECKING:
-    from quorum.acp.session import AcpSession
+    from quorum.acp.modes import Mode
+    from quorum.acp.permission import SessionScopes
+    from quorum.composition.runtime import Runtime
+    from quorum.domain.events import RunFinished
 
 
-async def answer(session: AcpSession, name: str, argument: str) -> str:
+class CommandSession(Protocol):
+    """What the slash commands read of a session (``AcpSession``), and its model, which ``/model`` sets."""
+
+    runtime: Runtime
+    model: str | None
+    mode: Mode
+    scopes: SessionScopes
+    finished: list[RunFinished]
+
+    def reviewer(self) -> Any:
+        """The review the session's next run gets."""
+        ...
+
+
+async def answer(session: CommandSession, name: str, argument: str) -> str:
     """The text answering ``/name argument`` in ``session``."""
     container = session.runtime.container
     if name == "tools":
@@ -33,7 +54,7 @@ async def answer(session: AcpSession, name: str, argument: str) -> str:
     return _model(session, argument)
 
 
-def _model(session: AcpSession, wanted: str) -> str:
+def _model(session: CommandSession, wanted: str) -> str:
     from quorum.composition.model_choice import choose_model
 
     container = session.runtime.container

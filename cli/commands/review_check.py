@@ -71,7 +71,7 @@ async def _check(
     options: AppOptions, tool_name: str, arguments: dict[str, Any], task: str, rules_only: bool
 ) -> dict[str, Any]:
     from quorum.application.ports.reviewer import ReviewContext
-    from quorum.application.review_gate import rule_decision
+    from quorum.application.review_gate import screen_call
     from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
     from quorum.domain.events import ReviewEvent
@@ -103,14 +103,13 @@ async def _check(
         "risk_reason": risk.reason,
     }
     reviewer = container.reviewer()
-    rule = reviewer.screen(call, offered)
-    if rule is not None and rule.decision == "deny":
-        event = ReviewEvent.of(call.native_id, tool_name, rule_decision(rule)).model_dump(mode="json")
+    screening = screen_call(reviewer, call, offered, risk)  # as the run screens it
+    rule, risk = screening.rule, screening.risk
+    if screening.denial is not None:
+        event = ReviewEvent.of(call.native_id, tool_name, screening.denial).model_dump(mode="json")
         return {**base, **{k: event[k] for k in ("approved", "decided_by", "votes", "reason", "rule")}}
-    if rule is not None and rule.decision == "ask" and risk.level is RiskLevel.LOW:
-        risk = RiskAssessment(level=RiskLevel.HIGH, reason=f"rule '{rule.describe()}' says ask; {risk.reason}")
-        base.update(risk=risk.level.value, risk_reason=risk.reason)
-    if risk.level is RiskLevel.LOW:
+    base.update(risk=risk.level.value, risk_reason=risk.reason)
+    if not screening.reviewed:
         return {
             **base,
             "approved": True,

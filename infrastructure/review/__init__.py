@@ -1,7 +1,8 @@
 """Review of high-risk calls: policy rules, a quorum of reviewer models, and the human step.
 
-The composition root calls ``build_reviewer(ReviewerContext(...), registry=catalog.reviewers)``
-once per run and hands the result (the application's ``ReviewGate``) to ``RunAgent``.
+The composition (``quorum.composition``) calls ``build_reviewer(ReviewerContext(...),
+registry=catalog.reviewers)`` once per run and hands the result (the application's ``ReviewGate``)
+to ``RunAgent``. ``call_view`` is the call preview every driver shows a person before a call runs.
 """
 
 from quorum.infrastructure.review.auto import AutoReviewer

@@ -1,4 +1,8 @@
-"""A tool call as a person can judge it: a diff for file writes and edits, the command and its directory.
+"""A tool call before it runs, as a person judges it: the one home of the call preview.
+
+Every driver that shows a call before it runs draws it from here: the terminal's review prompt and
+``quorum serve``'s review card (``call_lines``), the ACP agent's tool calls and permission
+requests (``title_of`` and ``file_change``, mapped to ACP's shapes in ``quorum.acp.tool_view``).
 
 ``call_lines`` turns one call into plain lines (not yet escaped for the terminal; the prompt passes
 everything through ``printable``):
@@ -8,11 +12,16 @@ everything through ``printable``):
 - ``edit_file``: a unified diff of the file before and after the replacement, or, when ``old_text``
   does not occur exactly once, why the edit will fail and the old and new text;
 - ``run_command``: the command verbatim and the directory it runs in;
+- a plan (plan mode's ``propose_plan``): the numbered plan;
 - any other tool: its arguments as indented JSON.
+
+``file_change`` is the same write or edit as data (the file's text before and after), and
+``title_of`` a call in one line.
 
 Files are read only inside the workspace (``Workspace.resolve``): a path outside it, through a
 symbolic link or not, is reported and never read. Only regular files are read (a FIFO would block
-the prompt), and only up to ``MAX_READ_BYTES``.
+the prompt), only up to ``MAX_READ_BYTES``, and never a binary file (one with a NUL byte); bytes
+that are not UTF-8 are shown as U+FFFD.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +39,26 @@ from quorum.domain.tools import ToolCall
 from quorum.infrastructure.tools.workspace import Workspace
 
 MAX_READ_BYTES = 1_000_000
-"""Larger files are summarised, not diffed (reading and diffing them would stall the prompt)."""
+"""Larger files are summarised, not diffed (reading and diffing them would stall the prompt or the editor)."""
+MAX_TITLE = 120
+"""Characters of a title before it is cut (a command line can be long)."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """What a ``write_file`` or ``edit_file`` call will change, read before it runs.
+
+    Attributes:
+        path: the file's real path, inside the workspace.
+        shown: the path as shown to a person (relative to the workspace).
+        old: the file's current text; None for a new file.
+        new: the file's text after the call.
+    """
+
+    path: Path
+    shown: str
+    old: str | None
+    new: str
 
 
 def call_lines(call: ToolCall, workspace: Workspace | None) -> list[str]:
@@ -51,6 +80,55 @@ def call_lines(call: ToolCall, workspace: Workspace | None) -> list[str]:
     return ["arguments:", *("  " + line for line in _json_lines(arguments))]
 
 
+def file_change(name: str, arguments: Mapping[str, Any], workspace: Workspace | None) -> FileChange | None:
+    """The change a ``write_file`` or ``edit_file`` call will make, or None when none can be shown.
+
+    None for any other tool, for arguments of the wrong type, for a file that must not or cannot be
+    read (see the module docstring), and for an edit that will fail (``old_text`` missing, empty,
+    or not exactly once in the file: the tool's result says why).
+    """
+    if name == "write_file" and isinstance(content := arguments.get("content"), str):
+        try:
+            path, shown, old = _current_text(workspace, arguments.get("path"))
+        except _Unreadable:
+            return None
+        return FileChange(path, shown, old, content)
+    old_part, new_part = arguments.get("old_text"), arguments.get("new_text")
+    if name != "edit_file" or not isinstance(old_part, str) or not isinstance(new_part, str):
+        return None
+    try:
+        path, shown, text = _current_text(workspace, arguments.get("path"))
+    except _Unreadable:
+        return None
+    if text is None or _occurrences(text, old_part) != 1:
+        return None
+    return FileChange(path, shown, text, text.replace(old_part, new_part, 1))
+
+
+def title_of(name: str, arguments: Mapping[str, Any]) -> str:
+    """A one-line title: ``Read docs/a.md``, ``Run make test``, ``time: get_current_time``.
+
+    Cut to ``MAX_TITLE`` characters, its whitespace (a command's newlines) collapsed to spaces.
+    """
+    path = arguments.get("path")
+    shown_path = path if isinstance(path, str) and path else "."
+    titles = {
+        "read_file": f"Read {shown_path}",
+        "list_dir": f"List {shown_path}",
+        "write_file": f"Write {shown_path}",
+        "edit_file": f"Edit {shown_path}",
+        "grep_search": f"Search {arguments.get('pattern', '')!s} in {shown_path}",
+        "glob_search": f"Find {arguments.get('pattern', '')!s} in {shown_path}",
+        "run_command": f"Run {arguments.get('command', '')!s}",
+    }
+    title = titles.get(name)
+    if title is None:
+        parts = name.split("__")
+        title = f"{parts[1]}: {'__'.join(parts[2:])}" if len(parts) >= 3 and parts[0] == "mcp" else name
+    title = " ".join(title.split())  # one line: a command's newlines would break the client's row
+    return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
+
+
 def text_lines(text: str) -> list[str]:
     r"""``text`` split at newlines only (a ``\r`` or form feed is content to show, not a line break)."""
     lines = text.split("\n")
@@ -65,8 +143,8 @@ class _Unreadable(Exception):
     """Why the current file cannot be shown (outside the workspace, a directory, binary…)."""
 
 
-def _current_text(workspace: Workspace | None, raw: Any) -> tuple[str, str | None]:
-    """The path as shown and the file's current text (None when it does not exist).
+def _current_text(workspace: Workspace | None, raw: Any) -> tuple[Path, str, str | None]:
+    """The file's real path, the path as shown and the file's current text (None when it does not exist).
 
     Raises:
         _Unreadable: the file must not or cannot be read; the message says why.
@@ -81,7 +159,7 @@ def _current_text(workspace: Workspace | None, raw: Any) -> tuple[str, str | Non
         raise _Unreadable(f"{error} (not read; the tool will refuse it)") from error
     shown = workspace.relative(path)
     if not path.exists():
-        return shown, None
+        return path, shown, None
     if path.is_dir():
         raise _Unreadable(f"{shown} is a directory (the tool will refuse it)")
     if not path.is_file():
@@ -92,7 +170,7 @@ def _current_text(workspace: Workspace | None, raw: Any) -> tuple[str, str | Non
     data = _read(path)
     if b"\x00" in data:
         raise _Unreadable(f"{shown} exists and is a binary file ({size} bytes); not shown")
-    return shown, data.decode("utf-8", errors="replace")
+    return path, shown, data.decode("utf-8", errors="replace")
 
 
 def _read(path: Path) -> bytes:
@@ -111,7 +189,7 @@ def _write_file(arguments: dict[str, Any], workspace: Workspace | None) -> list[
     content: str = arguments["content"]
     new = text_lines(content)
     try:
-        shown, old_text = _current_text(workspace, arguments.get("path"))
+        _, shown, old_text = _current_text(workspace, arguments.get("path"))
     except _Unreadable as why:
         return [f"writes {_count(len(new))}; {why}", *("+" + line for line in new)]
     if old_text is None:
@@ -133,18 +211,23 @@ def _edit_file(arguments: dict[str, Any], workspace: Workspace | None) -> list[s
         *("  " + line for line in text_lines(new_part)),
     ]
     try:
-        shown, text = _current_text(workspace, arguments.get("path"))
+        _, shown, text = _current_text(workspace, arguments.get("path"))
     except _Unreadable as why:
         return [f"edit: {why}", *shown_texts]
     if text is None:
         return [f"edit: {shown} does not exist (the tool will refuse the edit)", *shown_texts]
-    count = text.count(old_part) if old_part else 0
+    count = _occurrences(text, old_part)
     if count != 1:
         times = "does not occur" if count == 0 else f"occurs {count} times"
         return [f"edit of {shown}: old_text {times} in the file (the tool will refuse the edit)", *shown_texts]
     after = text.replace(old_part, new_part, 1)
     header = f"edits {shown} ({_count(len(text_lines(text)))} → {_count(len(text_lines(after)))})"
     return [header, *_diff(text, after, shown)]
+
+
+def _occurrences(text: str, part: str) -> int:
+    """How often ``part`` occurs in ``text``; an empty ``part`` never does (the tool refuses it)."""
+    return text.count(part) if part else 0
 
 
 def _diff(before: str, after: str, shown: str) -> list[str]:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def build_reviewer(context: ReviewerContext, registry: ReviewerRegistry | None = None) -> ReviewGate:
     """The reviewer a run uses: a ``ReviewGate`` (policy rules → quorum → human) from ``[review]``.
 
-    This is the one function the composition root calls, once per run (the human step remembers
+    This is the one function the composition (``quorum.composition``) calls, once per run (the human step remembers
     "always approve" answers for the run it was built for). Rules see paths resolved in the
     workspace and the simple commands of shell lines (``WorkspaceCallViewer``).
 

@@ -1,9 +1,20 @@
 """No import cycle anywhere in the ``quorum`` package.
 
 The module graph is read from the source with ``ast`` (the editable install hides the layer folders
-from import-graph tools): every import counts, at module level or inside a function, except those
-under ``if TYPE_CHECKING:``. A cycle is a strongly connected component of more than one module (or
-a module importing itself); the test names each one.
+from import-graph tools). Every import statement counts, in any form (``import a.b``, ``from a
+import b`` of a module or a name, relative), at module level, inside a function, and under ``if
+TYPE_CHECKING:``. A module that names another's types depends on that concept as much as one that
+calls it: two modules that each need the other are one concept split in two, or one of them needs a
+port of its own, whether or not Python would fail to import them. An import under ``TYPE_CHECKING``
+executes nothing, though, so it is an edge to the module it names only, not to the packages whose
+``__init__`` a real import would run first.
+
+Not counted: modules named as strings to ``importlib.import_module``, which is late binding on
+purpose (the plugin manager loading ``BUILTIN_PLUGINS`` as it loads third-party entry points, and
+``quorum``'s lazy public names, PEP 562), never a module's way of reaching a concept it needs.
+
+A cycle is a strongly connected component of more than one module (or a module importing itself);
+the test names each one.
 """
 
 from __future__ import annotations
@@ -38,25 +49,26 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement, skipping the bodies of ``if TYPE_CHECKING:`` (not their ``else``)."""
-    stack: list[ast.AST] = [tree]
+def _imports(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement, and whether it is in the body of an ``if TYPE_CHECKING:`` (not its ``else``)."""
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
     while stack:
-        node = stack.pop()
+        node, typing_only = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node
+            yield node, typing_only
             continue
         if isinstance(node, ast.If) and _is_type_checking(node.test):
-            stack.extend(node.orelse)
+            stack.extend((child, True) for child in node.body)
+            stack.extend((child, typing_only) for child in node.orelse)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend((child, typing_only) for child in ast.iter_child_nodes(node))
 
 
 def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
     """The package's modules that module ``name`` (its source at ``path``) imports."""
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+    for node, typing_only in _imports(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         else:
@@ -73,7 +85,8 @@ def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
                 target = target.rpartition(".")[0]
             if target:
                 found.add(target)
-                found |= _packages_run_first(target, name, known)
+                if not typing_only:  # a typing-only import runs nothing: no package ``__init__`` first
+                    found |= _packages_run_first(target, name, known)
     return found
 
 
@@ -160,7 +173,7 @@ def test_the_cycle_finder_names_each_cycle_of_a_fake_graph() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
 
 
-def test_the_graph_counts_function_imports_and_skips_type_checking(tmp_path: Path) -> None:
+def test_the_graph_counts_function_and_type_checking_imports(tmp_path: Path) -> None:
     package = tmp_path / "infrastructure"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -179,6 +192,31 @@ def test_the_graph_counts_function_imports_and_skips_type_checking(tmp_path: Pat
     assert cycles(graph) == [
         ["quorum.infrastructure.other", "quorum.infrastructure.sub", "quorum.infrastructure.sub.leaf"]
     ]
+
+
+def test_a_typing_only_import_is_an_edge_to_the_module_it_names(tmp_path: Path) -> None:
+    typing_only = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from {} import Thing\n"
+    infrastructure = tmp_path / "infrastructure"
+    for folder in ("plugins", "review"):
+        (infrastructure / folder).mkdir(parents=True)
+    (infrastructure / "__init__.py").write_text("")
+    (infrastructure / "secrets.py").write_text("")
+    (infrastructure / "plugins" / "__init__.py").write_text("from .contracts import Thing\n")
+    (infrastructure / "plugins" / "contracts.py").write_text(
+        typing_only.format("quorum.infrastructure.review.human") + "else:\n    import quorum.infrastructure.secrets\n"
+    )
+    (infrastructure / "review" / "__init__.py").write_text("from .factory import build\n")
+    (infrastructure / "review" / "factory.py").write_text(typing_only.format("quorum.infrastructure.plugins.contracts"))
+    (infrastructure / "review" / "human.py").write_text("")
+    for folder in FOLDERS:
+        (tmp_path / folder).mkdir(exist_ok=True)
+    graph = import_graph(tmp_path)
+    contracts, human = "quorum.infrastructure.plugins.contracts", "quorum.infrastructure.review.human"
+    assert graph[contracts] == {human, "quorum.infrastructure.secrets"}  # not the package ``review``
+    assert graph["quorum.infrastructure.review.factory"] == {contracts}  # not the package ``plugins``
+    assert cycles(graph) == []
+    (infrastructure / "review" / "human.py").write_text(typing_only.format(contracts))
+    assert cycles(import_graph(tmp_path)) == [[contracts, human]]
 
 
 def test_a_cycle_through_a_package_init_counts(tmp_path: Path) -> None:

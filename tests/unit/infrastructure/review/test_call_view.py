@@ -1,4 +1,4 @@
-"""call_lines: writes and edits as diffs against the workspace, commands with their directory."""
+"""The call preview: writes and edits as diffs against the workspace, commands with their directory, titles."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from quorum.domain.tools import ToolCall
-from quorum.infrastructure.review.call_view import call_lines
+from quorum.infrastructure.review.call_view import (
+    MAX_READ_BYTES,
+    MAX_TITLE,
+    FileChange,
+    call_lines,
+    file_change,
+    title_of,
+)
 from quorum.infrastructure.tools.workspace import Workspace
 
 
@@ -119,3 +126,36 @@ def test_other_tools_show_indented_json() -> None:
         "    ]",
         "  }",
     ]
+
+
+def test_file_change_is_the_previewed_write_or_edit_as_data(workspace: Workspace) -> None:
+    (workspace.root / "a.txt").write_text("one two\n")
+    new = file_change("write_file", {"path": "docs/new.txt", "content": "hi"}, workspace)
+    assert new == FileChange(workspace.root / "docs" / "new.txt", "docs/new.txt", None, "hi")
+    edit = file_change("edit_file", {"path": "a.txt", "old_text": "two", "new_text": "2"}, workspace)
+    assert edit is not None and (edit.shown, edit.old, edit.new) == ("a.txt", "one two\n", "one 2\n")
+    for failing in ("missing", "", "o"):  # not once in the file: the edit will fail, nothing to show
+        assert file_change("edit_file", {"path": "a.txt", "old_text": failing, "new_text": "x"}, workspace) is None
+    assert file_change("read_file", {"path": "a.txt"}, workspace) is None
+    assert file_change("write_file", {"path": "a.txt", "content": 3}, workspace) is None
+    assert file_change("write_file", {"path": "a.txt", "content": "x"}, None) is None
+
+
+def test_file_change_reads_what_the_lines_read_and_nothing_more(workspace: Workspace, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("TOP SECRET\n")
+    (workspace.root / "blob").write_bytes(b"\x00\x01")
+    (workspace.root / "big.txt").write_text("x" * (MAX_READ_BYTES + 1))
+    (workspace.root / "dir").mkdir()
+    for path in ("../secret.txt", "blob", "big.txt", "dir"):
+        arguments = {"path": path, "content": "x"}
+        assert file_change("write_file", arguments, workspace) is None, path
+        assert call_lines(call("write_file", **arguments), workspace)[0].startswith("writes 1 line; "), path
+
+
+def test_a_title_is_one_short_line() -> None:
+    assert title_of("read_file", {"path": "docs/a.md"}) == "Read docs/a.md"
+    assert title_of("list_dir", {}) == "List ."
+    assert title_of("mcp__time__get_current_time", {}) == "time: get_current_time"
+    assert title_of("run_command", {"command": "make\ntest"}) == "Run make test"
+    long = title_of("run_command", {"command": "x" * 500})
+    assert len(long) == MAX_TITLE and long.endswith("…")
