@@ -14,7 +14,7 @@ from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.storage.plugin import database_path
-from quorum.infrastructure.storage.schema import MIGRATIONS, SCHEMA_VERSION
+from quorum.infrastructure.storage.schema import SCHEMA_VERSION
 from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
@@ -30,6 +30,14 @@ CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL,
 CREATE TABLE events (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, at REAL NOT NULL,
     type TEXT NOT NULL, turn INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
 PRAGMA user_version = 1;
+"""
+
+# Migration 2 exactly as it shipped (a frozen copy, as V1).
+V2 = """
+ALTER TABLE runs ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN parent_run_id TEXT REFERENCES runs(id);
+CREATE INDEX runs_by_start ON runs(started_at);
+UPDATE runs SET turns = COALESCE((SELECT MAX(turn) FROM events WHERE events.run_id = runs.id), 0);
 """
 
 
@@ -79,8 +87,7 @@ def user_version(path: Path) -> int:
 async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
     make_v1_log(db_path)
     conn = sqlite3.connect(db_path)
-    for _, sql in MIGRATIONS[1:2]:
-        conn.executescript(sql)
+    conn.executescript(V2)
     conn.execute("PRAGMA user_version = 2")
     usage = {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
     finished = {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there", "usage": usage,
