@@ -19,26 +19,12 @@ from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
 from tests.integration.storage.conftest import RecordedRun
+from tests.integration.storage.shipped_ddl import SQLITE_SHIPPED
 from tests.support.config import settings_with
 
-# Schema version 1 exactly as it shipped: a frozen copy, so editing migration 1 cannot hide here.
-V1 = """
-CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, workspace TEXT,
-    config_digest TEXT, started_at REAL NOT NULL, ended_at REAL, stop_reason TEXT, detail TEXT,
-    output TEXT NOT NULL DEFAULT '', input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE events (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, at REAL NOT NULL,
-    type TEXT NOT NULL, turn INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-PRAGMA user_version = 1;
-"""
-
-# Migration 2 exactly as it shipped (a frozen copy, as V1).
-V2 = """
-ALTER TABLE runs ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE runs ADD COLUMN parent_run_id TEXT REFERENCES runs(id);
-CREATE INDEX runs_by_start ON runs(started_at);
-UPDATE runs SET turns = COALESCE((SELECT MAX(turn) FROM events WHERE events.run_id = runs.id), 0);
-"""
+# Schema version 1 and migration 2 exactly as they shipped: frozen copies, so editing the schema cannot hide here.
+V1 = SQLITE_SHIPPED[0] + "PRAGMA user_version = 1;\n"
+V2 = SQLITE_SHIPPED[1]
 
 
 def make_v1_log(path: Path) -> None:
