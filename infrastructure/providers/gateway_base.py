@@ -1,13 +1,17 @@
-"""What the SDK-backed provider gateways share: key resolution, one client per event loop, errors."""
+"""SdkGateway: a provider instance reached through a vendor SDK, whatever API it speaks.
+
+Key resolution, one client per event loop (made with the retry policy and the timeout), error
+translation, the model list and opening sessions are written here once; a provider kind's gateway
+only names its ``WireApi`` (``wire_api.py``) and its settings class.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 from weakref import WeakKeyDictionary
 
 from quorum.application.ports.llm import LlmSession
@@ -15,42 +19,47 @@ from quorum.domain.errors import ConfigurationError, UsageError
 from quorum.domain.messages import Message
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.retry_after import refuse_long_retry_after
+from quorum.infrastructure.providers.session_base import ProviderSession
+from quorum.infrastructure.providers.wire_api import S, WireApi
 
 if TYPE_CHECKING:
     from quorum.infrastructure.keys.store import KeyLookup
+    from quorum.infrastructure.plugins.contracts import ProviderContext
+    from quorum.infrastructure.plugins.registries import ProviderRegistry
 
 PLACEHOLDER_KEY = "not-needed"
 """Sent to a custom ``base_url`` when no key is configured: local servers need none, SDKs insist."""
 
 
-class SdkGateway(ABC):
+class SdkGateway(Generic[S]):
     """A ``ProviderGateway`` for one ``[providers.NAME]`` instance backed by a vendor SDK.
 
     Creating it is cheap and imports nothing; ``session`` imports the SDK, checks the key (raising
-    ``ConfigurationError`` naming the variable to set) and returns a session. Clients are made on a
-    session's first request, one per event loop (an async client's connections belong to the loop
-    that opened them), and shared by the sessions of that loop. ``aclose`` closes the client of the
-    running loop.
+    ``ConfigurationError`` naming the variable to set) and returns a ``ProviderSession`` speaking
+    the gateway's API. Clients are made on a session's first request, one per event loop (an async
+    client's connections belong to the loop that opened them), and shared by the sessions of that
+    loop. ``aclose`` closes the client of the running loop.
+
+    A subclass sets ``api``, the ``WireApi`` class of the API it speaks.
 
     Args:
         name: the instance name.
-        settings: the validated section (an ``OpenAISettings`` or ``AnthropicSettings``).
+        settings: the validated section of the kind (an ``SdkProviderSettings``).
         env: the environment as the container saw it; keys and base URLs are read from it only.
         keys: keys stored with ``quorum keys set``. The key is, in order: ``api_key`` in the
             section, the ``api_key_env`` variable, the stored key of this instance's name.
     """
 
-    sdk_name: str
-    base_url_env: str
-    default_base_url: str
+    api: type[WireApi[S]]
 
-    def __init__(self, name: str, settings: Any, env: Mapping[str, str], keys: KeyLookup | None = None) -> None:
+    def __init__(self, name: str, settings: S, env: Mapping[str, str], keys: KeyLookup | None = None) -> None:
         self.name = name
         self.settings = settings
         self._env = env
         self._keys = keys
-        self._explicit_base_url: str | None = settings.base_url or env.get(self.base_url_env) or None
-        self.base_url = (self._explicit_base_url or self.default_base_url).rstrip("/")
+        self._explicit_base_url: str | None = settings.base_url or env.get(self.api.base_url_env) or None
+        self.base_url = (self._explicit_base_url or self.api.default_base_url).rstrip("/")
+        self._wire_api = self.api(settings, custom_endpoint=self._explicit_base_url is not None)
         self._clients: WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = WeakKeyDictionary()
         self._sdk: ModuleType | None = None
         self._api_key: str | None = None
@@ -62,16 +71,16 @@ class SdkGateway(ABC):
         if self._api_key is None:
             self._api_key = self._resolve_key()
         if self._sdk is None:
-            self._sdk = importlib.import_module(self.sdk_name)
-        errors = ErrorTranslator(
-            provider=self.name,
+            self._sdk = importlib.import_module(self.api.sdk)
+        return ProviderSession(
+            api=self._wire_api,
+            client=self.client,
             model=model,
-            base_url=self.base_url,
-            key_env=self.settings.api_key_env,
-            max_retries=self.settings.max_retries,
-            timeout=self.settings.timeout,
+            system_prompt=system_prompt,
+            history=history,
+            errors=self._errors(model),
+            sdk=self._sdk,
         )
-        return self._new_session(self._sdk, model, system_prompt, history, errors)
 
     def client(self) -> Any:
         """The SDK client of the running event loop, made on first use."""
@@ -79,7 +88,14 @@ class SdkGateway(ABC):
         client = self._clients.get(loop)
         if client is None:
             assert self._sdk is not None and self._api_key is not None  # set by session()
-            client = self._clients[loop] = self._new_client(self._sdk, self._api_key, self._explicit_base_url)
+            client = self._clients[loop] = getattr(self._sdk, self.api.client_class)(
+                api_key=self._api_key,
+                base_url=self._explicit_base_url,  # None keeps the SDK default
+                max_retries=self.settings.max_retries,
+                timeout=self.timeout(),
+                default_headers=self.settings.headers or None,
+                http_client=self.http_client(self._sdk),
+            )
         return client
 
     async def aclose(self) -> None:
@@ -90,9 +106,7 @@ class SdkGateway(ABC):
 
     def timeout(self) -> Any:
         """The SDK timeout: ``settings.timeout`` to read, at most 10 s to connect."""
-        import httpx2  # a dependency of both SDKs, imported by them already
-
-        return httpx2.Timeout(self.settings.timeout, connect=min(10.0, self.settings.timeout))
+        return self.settings.sdk_timeout()
 
     def http_client(self, sdk: ModuleType) -> Any:
         """The SDK's default async HTTP client, with the hook that refuses long ``Retry-After`` waits."""
@@ -110,14 +124,7 @@ class SdkGateway(ABC):
         """The names the provider's ``GET /v1/models`` lists (both SDKs page through it)."""
         self.session("models")  # checks the key, imports the SDK
         assert self._sdk is not None
-        errors = ErrorTranslator(
-            provider=self.name,
-            model="",
-            base_url=self.base_url,
-            key_env=self.settings.api_key_env,
-            max_retries=self.settings.max_retries,
-            timeout=self.settings.timeout,
-        )
+        errors = self._errors("")
         try:
             return sorted([str(model.id) async for model in self.client().models.list()])
         except Exception as error:
@@ -150,17 +157,27 @@ class SdkGateway(ABC):
             key=f"providers.{self.name}.api_key",
         )
 
-    @abstractmethod
-    def _new_client(self, sdk: ModuleType, api_key: str, base_url: str | None) -> Any:
-        """A new async SDK client (``base_url=None`` keeps the SDK default)."""
+    def _errors(self, model: str) -> ErrorTranslator:
+        return ErrorTranslator(
+            provider=self.name,
+            model=model,
+            base_url=self.base_url,
+            key_env=self.settings.api_key_env,
+            max_retries=self.settings.max_retries,
+            timeout=self.settings.timeout,
+        )
 
-    @abstractmethod
-    def _new_session(
-        self,
-        sdk: ModuleType,
-        model: str,
-        system_prompt: str | None,
-        history: Sequence[Message],
-        errors: ErrorTranslator,
-    ) -> LlmSession:
-        """A new session of this provider."""
+
+def register_sdk_kind(
+    registry: ProviderRegistry, kind: str, gateway: type[SdkGateway[S]], settings: type[S], description: str
+) -> None:
+    """Register provider ``kind``: its ``[providers.NAME]`` sections validate as ``settings``, open ``gateway``s.
+
+    A section of another model (a plugin's subclass, say) is not this kind's: the defaults are used.
+    """
+
+    def create_gateway(context: ProviderContext) -> SdkGateway[S]:
+        chosen = context.settings if isinstance(context.settings, settings) else settings.model_validate({})
+        return gateway(context.name, chosen, context.env, context.keys)
+
+    registry.add(kind, create_gateway, settings=settings, description=description)

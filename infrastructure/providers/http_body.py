@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -156,6 +156,12 @@ def parse_json(data: str, what: str) -> Any:
         return json.loads(data)
     except ValueError as error:
         raise MalformedResponse(f"{what} is not valid JSON ({error}): {_excerpt(data)}") from None
+
+
+class Shape(BaseModel):
+    """Base of a reply shape a wire module reads: strict types, unknown fields ignored, frozen."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
 
 def validated(model: type[M], value: Any, what: str) -> M:

@@ -1,8 +1,9 @@
-"""What every chat-style provider session shares: history, the port's members, error edges.
+"""ProviderSession: the one ``LlmSession`` of every SDK-backed provider, over a ``WireApi``.
 
-A concrete session supplies the wire: how one neutral ``Message`` becomes wire messages, how a
-request is made, how a response or a stream becomes an ``LlmResponse``. The neutral history is the
-truth; the wire list is kept beside it, append-only, so a turn costs the new messages only.
+The session keeps the conversation and makes the requests; the ``WireApi`` (``wire_api.py``) says
+how one neutral ``Message`` becomes wire messages, what a request holds, which SDK call makes it,
+and how a response or a stream becomes an ``LlmResponse``. The neutral history is the truth; the
+wire list is kept beside it, append-only, so a turn costs the new messages only.
 
 Everything a provider can send is translated here: SDK exceptions, and the reading of the body
 (``http_body``): a malformed reply, an error object, a stalled stream all become ``ProviderError``.
@@ -12,53 +13,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable, Sequence
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any
 
 from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse
 from quorum.domain.streaming import StreamCompleted, StreamEvent
-from quorum.domain.tools import ToolCall, ToolResult
+from quorum.domain.tools import ToolResult
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.http_body import (
     ErrorReply,
     MalformedResponse,
     ResponseStalled,
-    SseEvent,
     read_json,
     sse_events,
 )
-
-Wire = dict[str, Any]
-
-
-class StreamAccumulator(Protocol):
-    """Turns the raw events of one streamed response into deltas, then into the final response."""
-
-    @property
-    def done(self) -> bool:
-        """The final event arrived; the stream is not read further."""
-        ...
-
-    def feed(self, event: SseEvent) -> list[StreamEvent]:
-        """Deltas carried by one event (often none). Raises MalformedResponse or ErrorReply."""
-        ...
-
-    def finish(self) -> LlmResponse:
-        """The complete response. Raises ProviderError when the stream ended early."""
-        ...
+from quorum.infrastructure.providers.wire_api import Wire, WireApi
 
 
-class ProviderSession(ABC):
-    """Base of the provider sessions: implements ``LlmSession`` over a few wire hooks.
+class ProviderSession:
+    """Implements ``LlmSession`` for one model of one provider instance, speaking ``api``.
 
     Args:
+        api: the provider API's wire mapping.
+        client: returns the SDK client of the running event loop (the gateway's).
         model: the model name as the provider knows it.
         system_prompt: sent with every request, not part of ``history()``.
         history: a neutral conversation to continue (possibly from another provider).
@@ -69,18 +50,22 @@ class ProviderSession(ABC):
     def __init__(
         self,
         *,
+        api: WireApi[Any],
+        client: Callable[[], Any],
         model: str,
         system_prompt: str | None,
         history: Sequence[Message],
         errors: ErrorTranslator,
         sdk: ModuleType,
     ) -> None:
+        self._api = api
+        self._client = client
         self._model = model
         self._system_prompt = system_prompt
         self._errors = errors
         self._sdk = sdk
         self._messages: list[Message] = []
-        self._wire: list[Wire] = self._initial_wire()
+        self._wire: list[Wire] = api.initial_wire(system_prompt)
         self._tools_source: ToolSchemas | None = None
         self._tools_wire: list[Wire] | None = None
         for message in history:
@@ -112,45 +97,11 @@ class ProviderSession(ABC):
         """The conversation so far, provider-neutral (without the system prompt)."""
         return list(self._messages)
 
-    # -- the wire hooks -------------------------------------------------------------------------
-
-    def _initial_wire(self) -> list[Wire]:
-        """Wire messages before any history (OpenAI puts the system prompt here)."""
-        return []
-
-    @abstractmethod
-    def _message_to_wire(self, message: Message) -> list[Wire]:
-        """The wire messages for one neutral message (possibly none, possibly several)."""
-
-    @abstractmethod
-    def _tools_to_wire(self, tools: ToolSchemas) -> list[Wire]:
-        """Neutral tool schemas in the provider's shape."""
-
-    @abstractmethod
-    def _request(self, tools: list[Wire] | None, tools_allowed: bool) -> dict[str, Any]:
-        """The keyword arguments of one create call (``self._wire`` holds the messages)."""
-
-    @abstractmethod
-    def _open(self, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
-        """The SDK's ``with_streaming_response`` call: entered, it holds a response whose body is unread.
-
-        The SDK makes the request, retries and raises status errors; the body is read here
-        (``http_body``), bounded and checked, because the SDK trusts whatever arrives.
-        """
-
-    @abstractmethod
-    def _parse(self, body: dict[str, Any]) -> LlmResponse:
-        """A non-streamed JSON body as a response. Raises MalformedResponse or ErrorReply."""
-
-    @abstractmethod
-    def _accumulator(self) -> StreamAccumulator:
-        """A fresh accumulator for one streamed response."""
-
     # -- mechanics -----------------------------------------------------------------------------
 
     def _append(self, message: Message) -> None:
         self._messages.append(message)
-        self._wire.extend(self._message_to_wire(message))
+        self._wire.extend(self._api.message_to_wire(message))
 
     def _prepare(self, tools: ToolSchemas | None) -> dict[str, Any]:
         """The request for this turn.
@@ -158,18 +109,16 @@ class ProviderSession(ABC):
         ``None`` re-sends the last tools with tool use switched off, because a history holding tool
         calls must keep their definitions on some APIs (Anthropic's).
         """
-        if tools is None:
-            return self._request(self._tools_wire, False)
-        if tools is not self._tools_source:  # the loop passes the same list every turn
+        if tools is not None and tools is not self._tools_source:  # the loop passes the same list every turn
             self._tools_source = tools
-            self._tools_wire = self._tools_to_wire(tools) if tools else None
-        return self._request(self._tools_wire, True)
+            self._tools_wire = self._api.tools_to_wire(tools) if tools else None
+        return self._api.request(self._model, self._system_prompt, self._wire, self._tools_wire, tools is not None)
 
     async def _complete(self, tools: ToolSchemas | None) -> LlmResponse:
         request = self._prepare(tools)
         started = False
         try:
-            async with self._open(request, stream=False) as raw:
+            async with self._api.open(self._client(), request, stream=False) as raw:
                 started = True
                 body = await read_json(raw.http_response, timeout=self._errors.timeout)
         except Exception as error:
@@ -178,7 +127,7 @@ class ProviderSession(ABC):
                 raise
             raise translated from error
         try:
-            response = self._parse(body)
+            response = self._api.parse(body)
         except (MalformedResponse, ErrorReply) as error:
             raise self._translated(error) from error
         self._append(Message(role="assistant", content=response.content))
@@ -186,10 +135,10 @@ class ProviderSession(ABC):
 
     async def _stream(self, tools: ToolSchemas | None) -> AsyncIterator[StreamEvent]:
         request = self._prepare(tools)
-        accumulator = self._accumulator()
+        accumulator = self._api.accumulator(self._errors)
         started = False
         try:
-            async with self._open(request, stream=True) as raw:
+            async with self._api.open(self._client(), request, stream=True) as raw:
                 started = True
                 events = sse_events(raw.http_response, idle_timeout=self._errors.timeout)
                 async for sse in events:
@@ -220,15 +169,6 @@ class ProviderSession(ABC):
         return self._errors.translate(error, self._sdk, mid_stream=mid_stream) or error
 
 
-def require_unique_ids(calls: Sequence[ToolCall]) -> None:
-    """Raise MalformedResponse when two tool calls share an id: results are matched by id."""
-    seen: set[str] = set()
-    for call in calls:
-        if call.native_id in seen:
-            raise MalformedResponse(f"the tool call id {call.native_id!r} appears more than once")
-        seen.add(call.native_id)
-
-
 DRAIN_SECONDS = 1.0
 """How long the rest of a finished stream (``[DONE]``, the body's end) is read for."""
 
@@ -244,22 +184,3 @@ async def _drain(events: AsyncIterator[Any]) -> None:
         async with asyncio.timeout(DRAIN_SECONDS):
             async for _ in events:
                 pass
-
-
-def decode_arguments(text: str) -> tuple[dict[str, Any], str | None, str | None]:
-    """Parse a tool call's argument text: ``(input, input_error, raw_input)``.
-
-    Empty text means no arguments (some servers send ``""`` for parameterless tools). Text that is
-    not a JSON object yields ``({}, reason, text)`` so the model can be told and correct itself.
-    """
-    if not text.strip():
-        return {}, None, None
-    try:
-        value = json.loads(text)
-    except ValueError as error:
-        return {}, f"the arguments are not valid JSON: {error}", text
-    except RecursionError:  # json.loads recurses per nesting level: ~1,000 levels exhaust the stack
-        return {}, "the arguments are nested too deeply to read", text
-    if not isinstance(value, dict):
-        return {}, f"the arguments must be a JSON object, got {type(value).__name__}", text
-    return value, None, None

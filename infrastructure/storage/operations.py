@@ -3,15 +3,17 @@
 The run store's statements (``sql_store.py``, ``queries.py``, ``approvals.py``, ``writer.py``)
 are written once, with ``?`` placeholders and the expressions below for whatever the two backends
 spell differently: parameter marks, case-insensitive ``LIKE``, reading a JSON field, a list
-parameter, the insertion-order column, row locks. One ``Operations`` object per backend carries
-them, as django's ``db/backends/base/operations.py`` and its vendor subclasses do. Connections and
-transactions are the stores' own (``sqlite_store.py``, ``postgres_store.py``).
+parameter, the insertion-order column, row locks. The schema (``schema.py``) is written once too,
+in logical column types this object spells, as it spells the insertion-order column and tables
+stored by their key. One ``Operations`` object per backend carries them, as django's
+``db/backends/base/operations.py`` and its vendor subclasses do. Connections and transactions are
+the stores' own (``sqlite_store.py``, ``postgres_store.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 
 class SqlConnection(Protocol):
@@ -26,12 +28,22 @@ class Operations:
     """The dialect of one backend. Subclasses set the attributes and override what differs.
 
     Attributes:
+        name: the dialect's name (``sqlite``, ``postgres``), as ``schema.Index.only`` names it.
+        types: the SQL type of each of the schema's logical column types.
         order: the column of ``runs`` that orders runs started in the same instant (insertion order).
+        order_column: the definition of ``order`` in an ordered table's ``CREATE TABLE``, or ""
+            where every table has it built in.
+        clustered: appended to the ``CREATE TABLE`` of a table not kept in insertion order (stored
+            by its primary key alone).
         lock_row: appended to a ``SELECT`` of one row to lock it until the transaction ends (a
             backend that locks the whole database per write transaction needs none).
     """
 
+    name = ""
+    types: ClassVar[Mapping[str, str]] = {}
     order = "rowid"
+    order_column = ""
+    clustered = ""
     lock_row = ""
 
     def sql(self, statement: str) -> str:
@@ -39,7 +51,7 @@ class Operations:
         return statement
 
     def json(self, column: str, key: str, cast: str | None = None) -> str:
-        """The expression of the JSON field ``key`` of ``column``, as SQL text (as a ``cast`` if given)."""
+        """The JSON field ``key`` (a dotted path) of ``column`` as an SQL expression of text (or as ``cast``)."""
         raise NotImplementedError
 
     def elements(self, column: str, key: str, alias: str) -> tuple[str, str]:
@@ -68,7 +80,17 @@ class Operations:
 
 
 class SqliteOperations(Operations):
-    """SQLite: ``?`` marks, ``json_extract``/``json_each``, ``LIKE`` (ASCII case-insensitive), ``rowid``."""
+    """SQLite: ``?`` marks, ``json_extract``/``json_each``, ``LIKE`` (ASCII case-insensitive), ``rowid``.
+
+    JSON and booleans are stored as ``TEXT`` and ``INTEGER``; every integer is 64 bits; a table not
+    kept in insertion order is ``WITHOUT ROWID``.
+    """
+
+    name = "sqlite"
+    types: ClassVar[Mapping[str, str]] = {
+        "text": "TEXT", "int": "INTEGER", "bigint": "INTEGER", "float": "REAL", "bool": "INTEGER", "json": "TEXT",
+    }  # fmt: skip
+    clustered = " WITHOUT ROWID"
 
     def json(self, column: str, key: str, cast: str | None = None) -> str:
         return f"json_extract({column}, '$.{key}')"  # JSON booleans and numbers come back as numbers
@@ -90,17 +112,25 @@ class PostgresOperations(Operations):
     """PostgreSQL: ``%s`` marks, ``->>``/``json_array_elements``, ``ILIKE``, ``runs.ord``, ``FOR UPDATE``.
 
     Event data is ``json`` (kept as written), so ``->>`` returns the text SQLite's ``json_extract``
-    does; numbers and booleans are cast where the read models need them.
+    does; numbers and booleans are cast where the read models need them. Runs are kept in insertion
+    order by a ``BIGSERIAL`` column, ``ord``.
     """
 
+    name = "postgres"
+    types: ClassVar[Mapping[str, str]] = {
+        "text": "TEXT", "int": "INTEGER", "bigint": "BIGINT", "float": "DOUBLE PRECISION", "bool": "BOOLEAN",
+        "json": "JSON",
+    }  # fmt: skip
     order = "ord"
+    order_column = "ord BIGSERIAL NOT NULL"
     lock_row = " FOR UPDATE"
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")  # our statements hold no literal ? or %
 
     def json(self, column: str, key: str, cast: str | None = None) -> str:
-        value = f"({column}->>'{key}')"
+        path = key.split(".")
+        value = f"({column}->>'{key}')" if len(path) == 1 else f"({column}#>>'{{{','.join(path)}}}')"
         return f"{value}::{cast}" if cast else value
 
     def elements(self, column: str, key: str, alias: str) -> tuple[str, str]:

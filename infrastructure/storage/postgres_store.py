@@ -1,10 +1,11 @@
 """PostgresRunStore: the run log in a PostgreSQL database, shared by workers on several machines.
 
 The same contract and the same statements as ``SqliteRunStore`` (``sql_store.py`` in the
-PostgreSQL dialect) over the same tables (``postgres_schema.py``). Every write is one committed
-transaction; a claim locks the run's row (``SELECT … FOR UPDATE``) before it re-reads what is
-pending, so of two processes claiming the same run, on any machines, the second waits for the
-first and then finds the run no longer awaiting approval; the decisions' primary key backs that up.
+PostgreSQL dialect) over the same tables (``schema.py``; their version: ``postgres_schema.py``).
+Every write is one committed transaction; a claim locks the run's row (``SELECT … FOR UPDATE``)
+before it re-reads what is pending, so of two processes claiming the same run, on any machines, the
+second waits for the first and then finds the run no longer awaiting approval; the decisions'
+primary key backs that up.
 
 psycopg (``pip install "quorum-agent[postgres]"``) is imported by the first use of the store,
 never by ``import quorum``.

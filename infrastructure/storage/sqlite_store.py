@@ -18,8 +18,8 @@ from pathlib import Path
 
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.storage.operations import SqliteOperations
-from quorum.infrastructure.storage.schema import migrate
 from quorum.infrastructure.storage.sql_store import SqlRunStore
+from quorum.infrastructure.storage.sqlite_schema import migrate
 
 WAL_AUTOCHECKPOINT_PAGES = 8192
 WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024

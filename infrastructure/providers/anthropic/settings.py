@@ -2,36 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+from pydantic import Field
 
-from quorum.infrastructure.pricing import PricedSettings, TokenPrices
+from quorum.infrastructure.providers.settings_base import SdkProviderSettings
 
 
-class AnthropicSettings(PricedSettings):
-    """One Anthropic provider instance.
+class AnthropicSettings(SdkProviderSettings):
+    """One Anthropic provider instance; the shared fields are ``SdkProviderSettings``'.
 
     Attributes:
-        api_key: the key itself (prefer ``api_key_env``; never shown by ``config show``).
-        api_key_env: the environment variable holding the key.
+        api_key_env: ``ANTHROPIC_API_KEY`` unless set.
         base_url: the endpoint *without* ``/v1``; unset means the SDK default, or
             ``ANTHROPIC_BASE_URL`` when that is set. With a base URL and no key, a placeholder key
             is sent.
-        max_retries: retries of 408/409/429/5xx/529 and connection errors, with the SDK's backoff; a
-            ``Retry-After`` over 60 s is not waited for (the error says so).
-        timeout: seconds to wait for a response (connecting is capped at 10 s): for the whole body
-            of a plain response, and between two events of a stream (keepalive comments do not count).
+        max_retries: as for every kind, and 529 (overloaded) is retried too.
         max_tokens: output token cap per response (the Messages API requires one).
-        headers: extra HTTP headers sent with every request.
-        prices: ``{ input_per_mtok, output_per_mtok }`` in USD, for every model of this instance;
-            unset, the ``genai-prices`` table prices the models it knows (for a custom
-            ``base_url``, only an endpoint it knows).
     """
 
-    api_key: SecretStr | None = None
     api_key_env: str = "ANTHROPIC_API_KEY"
-    base_url: str | None = None
-    max_retries: int = Field(2, ge=0)
-    timeout: float = Field(600.0, gt=0)
     max_tokens: int = Field(8192, ge=1)
-    headers: dict[str, str] = Field(default_factory=dict)
-    prices: TokenPrices | None = None

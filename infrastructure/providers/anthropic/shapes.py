@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from quorum.infrastructure.providers.http_body import Shape
 
 
-class _Shape(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
-
-
-class Usage(_Shape):
+class Usage(Shape):
     """Token counts; cached input counts as input."""
 
     input_tokens: int | None = None
@@ -25,13 +21,13 @@ class Usage(_Shape):
     cache_read_input_tokens: int | None = None
 
 
-class TextContent(_Shape):
+class TextContent(Shape):
     """A ``text`` block."""
 
     text: str
 
 
-class ToolUseContent(_Shape):
+class ToolUseContent(Shape):
     """A ``tool_use`` block: in a stream its ``input`` is ``{}`` and arrives as JSON fragments."""
 
     id: str
@@ -39,7 +35,7 @@ class ToolUseContent(_Shape):
     input: dict[str, Any]
 
 
-class Message(_Shape):
+class Message(Shape):
     """A non-streamed ``message``; blocks are checked one by one (``block``)."""
 
     model: str | None = None
@@ -48,58 +44,58 @@ class Message(_Shape):
     usage: Usage | None = None
 
 
-class StartMessage(_Shape):
+class StartMessage(Shape):
     """The message announced by ``message_start``."""
 
     model: str | None = None
     usage: Usage | None = None
 
 
-class MessageStart(_Shape):
+class MessageStart(Shape):
     """``message_start``."""
 
     message: StartMessage
 
 
-class BlockStart(_Shape):
+class BlockStart(Shape):
     """``content_block_start``."""
 
     index: int
     content_block: dict[str, Any]
 
 
-class TextDelta(_Shape):
+class TextDelta(Shape):
     """A ``text_delta``."""
 
     text: str
 
 
-class JsonDelta(_Shape):
+class JsonDelta(Shape):
     """An ``input_json_delta``: a fragment of a tool call's input."""
 
     partial_json: str
 
 
-class BlockDelta(_Shape):
+class BlockDelta(Shape):
     """``content_block_delta``."""
 
     index: int
     delta: dict[str, Any]
 
 
-class StopDelta(_Shape):
+class StopDelta(Shape):
     """The ``delta`` of ``message_delta``."""
 
     stop_reason: str | None = None
 
 
-class OutputUsage(_Shape):
+class OutputUsage(Shape):
     """The ``usage`` of ``message_delta``: output tokens so far."""
 
     output_tokens: int | None = None
 
 
-class MessageDelta(_Shape):
+class MessageDelta(Shape):
     """``message_delta``: the stop reason and the final output token count."""
 
     delta: StopDelta

@@ -28,7 +28,7 @@ from quorum.infrastructure.providers.http_body import (
     raise_error_object,
     validated,
 )
-from quorum.infrastructure.providers.session_base import decode_arguments
+from quorum.infrastructure.providers.wire_api import decode_arguments
 
 
 @dataclass

@@ -11,7 +11,7 @@ from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 from quorum.infrastructure.providers.anthropic.shapes import Message as MessageShape
 from quorum.infrastructure.providers.anthropic.shapes import TextContent, ToolUseContent
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
-from quorum.infrastructure.providers.session_base import Wire, require_unique_ids
+from quorum.infrastructure.providers.wire_api import Wire, response
 
 
 def tools_to_wire(tools: ToolSchemas) -> list[Wire]:
@@ -78,15 +78,13 @@ def _image_block(image: ImagePart) -> Wire:
 
 
 def build_response(content: list[ContentBlock], stop: str | None, model: str | None, usage: Usage) -> LlmResponse:
-    """The neutral response; shared by the plain and the streamed path so both agree exactly.
+    """The neutral response of the plain and the streamed path (``wire_api.response``).
 
     Raises:
         MalformedResponse: two calls share an id (their results could not be told apart).
     """
-    calls = [b for b in content if isinstance(b, ToolCall)]
-    require_unique_ids(calls)
     has_calls = any(isinstance(b, ToolCall) for b in content)
-    return LlmResponse(content=tuple(content), stop_reason=stop_reason(stop, has_calls), model=model, usage=usage)
+    return response(content, stop_reason(stop, has_calls), model, usage)
 
 
 def parse_message(body: dict[str, Any]) -> LlmResponse:

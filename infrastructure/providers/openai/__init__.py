@@ -1,7 +1,7 @@
-"""The ``openai`` provider kind: Chat Completions with native tool use, streaming, error translation."""
+"""The ``openai`` provider kind: Chat Completions (its ``WireApi``, ``chat_api.py``) on the shared core."""
 
-from quorum.infrastructure.providers.openai.gateway import OpenAIChatGateway
-from quorum.infrastructure.providers.openai.session import OpenAIChatSession
+from quorum.infrastructure.providers.openai.chat_api import ChatCompletionsApi
+from quorum.infrastructure.providers.openai.plugin import OpenAIChatGateway
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
 
-__all__ = ["OpenAIChatGateway", "OpenAIChatSession", "OpenAISettings"]
+__all__ = ["ChatCompletionsApi", "OpenAIChatGateway", "OpenAISettings"]

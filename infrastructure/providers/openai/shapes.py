@@ -6,49 +6,47 @@ Only the fields Quorum uses are declared; others are ignored. A field of the wro
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from quorum.infrastructure.providers.http_body import Shape
 
 
-class _Shape(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
-
-
-class Usage(_Shape):
+class Usage(Shape):
     """Token counts; servers that count nothing send zeros or nulls."""
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
 
 
-class Function(_Shape):
+class Function(Shape):
     """A called function: its name and its arguments as JSON text."""
 
     name: str
     arguments: str = ""
 
 
-class ToolCall(_Shape):
+class ToolCall(Shape):
     """One complete tool call of a non-streamed reply."""
 
     id: str
     function: Function
 
 
-class ChatMessage(_Shape):
+class ChatMessage(Shape):
     """The assistant's message: text and/or tool calls."""
 
     content: str | None = None
     tool_calls: list[ToolCall] | None = None
 
 
-class Choice(_Shape):
+class Choice(Shape):
     """One choice of a reply (Quorum reads the first)."""
 
     message: ChatMessage
     finish_reason: str | None = None
 
 
-class Completion(_Shape):
+class Completion(Shape):
     """A non-streamed ``chat.completion``."""
 
     model: str | None = None
@@ -56,14 +54,14 @@ class Completion(_Shape):
     usage: Usage | None = None
 
 
-class FunctionDelta(_Shape):
+class FunctionDelta(Shape):
     """A fragment of a streamed call's name and arguments."""
 
     name: str | None = None
     arguments: str | None = None
 
 
-class ToolCallDelta(_Shape):
+class ToolCallDelta(Shape):
     """A fragment of a streamed tool call; ``index`` says which call it continues."""
 
     index: int | None = None
@@ -71,14 +69,14 @@ class ToolCallDelta(_Shape):
     function: FunctionDelta | None = None
 
 
-class Delta(_Shape):
+class Delta(Shape):
     """What one chunk adds to a choice."""
 
     content: str | None = None
     tool_calls: list[ToolCallDelta] | None = None
 
 
-class ChunkChoice(_Shape):
+class ChunkChoice(Shape):
     """One choice of a chunk."""
 
     index: int | None = None
@@ -86,7 +84,7 @@ class ChunkChoice(_Shape):
     finish_reason: str | None = None
 
 
-class Chunk(_Shape):
+class Chunk(Shape):
     """A ``chat.completion.chunk``; the last one may carry only usage."""
 
     model: str | None = None

@@ -11,7 +11,7 @@ from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextB
 from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
 from quorum.infrastructure.providers.openai.shapes import Completion
-from quorum.infrastructure.providers.session_base import Wire, decode_arguments, require_unique_ids
+from quorum.infrastructure.providers.wire_api import Wire, decode_arguments, response
 
 ERROR_PREFIX = "Error: "
 """Chat Completions has no error flag on tool results, so failed results say so in words."""
@@ -108,20 +108,14 @@ def tool_call(call_id: str, name: str, arguments: str) -> ToolCall:
 def build_response(
     text: str, calls: list[ToolCall], finish_reason: str | None, model: str | None, usage: Any
 ) -> LlmResponse:
-    """The neutral response; shared by the plain and the streamed path so both agree exactly.
+    """The neutral response of the plain and the streamed path (``wire_api.response``).
 
     Raises:
         MalformedResponse: two calls share an id (their results could not be told apart).
     """
-    require_unique_ids(calls)
     content: list[ContentBlock] = [TextBlock(text=text)] if text else []
     content.extend(calls)
-    return LlmResponse(
-        content=tuple(content),
-        stop_reason=stop_reason(finish_reason, bool(calls)),
-        model=model or None,
-        usage=_usage(usage),
-    )
+    return response(content, stop_reason(finish_reason, bool(calls)), model, _usage(usage))
 
 
 def parse_completion(body: dict[str, Any]) -> LlmResponse:

@@ -14,23 +14,17 @@ from quorum.infrastructure.config.schema import Settings
 from quorum.infrastructure.plugins.contracts import StoreContext
 from quorum.infrastructure.plugins.manager import load_plugins
 from quorum.infrastructure.storage.plugin import database_path
-from quorum.infrastructure.storage.schema import MIGRATIONS, SCHEMA_VERSION
+from quorum.infrastructure.storage.schema import SCHEMA_VERSION
 from quorum.infrastructure.storage.settings import StorageSettings
 from quorum.infrastructure.storage.sqlite_store import SqliteRunStore
 from tests.fakes import text
 from tests.integration.storage.conftest import RecordedRun
+from tests.integration.storage.shipped_ddl import SQLITE_SHIPPED
 from tests.support.config import settings_with
 
-# Schema version 1 exactly as it shipped: a frozen copy, so editing migration 1 cannot hide here.
-V1 = """
-CREATE TABLE runs (id TEXT PRIMARY KEY, task TEXT NOT NULL, model TEXT NOT NULL, workspace TEXT,
-    config_digest TEXT, started_at REAL NOT NULL, ended_at REAL, stop_reason TEXT, detail TEXT,
-    output TEXT NOT NULL DEFAULT '', input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE events (run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, at REAL NOT NULL,
-    type TEXT NOT NULL, turn INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
-PRAGMA user_version = 1;
-"""
+# Schema version 1 and migration 2 exactly as they shipped: frozen copies, so editing the schema cannot hide here.
+V1 = SQLITE_SHIPPED[0] + "PRAGMA user_version = 1;\n"
+V2 = SQLITE_SHIPPED[1]
 
 
 def make_v1_log(path: Path) -> None:
@@ -79,8 +73,7 @@ def user_version(path: Path) -> int:
 async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
     make_v1_log(db_path)
     conn = sqlite3.connect(db_path)
-    for _, sql in MIGRATIONS[1:2]:
-        conn.executescript(sql)
+    conn.executescript(V2)
     conn.execute("PRAGMA user_version = 2")
     usage = {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
     finished = {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there", "usage": usage,

@@ -1,0 +1,65 @@
+"""MessagesApi: the ``WireApi`` of the Anthropic Messages API, ``POST /v1/messages``."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar
+
+from quorum.application.ports.llm import ToolSchemas
+from quorum.domain.messages import Message
+from quorum.domain.responses import LlmResponse
+from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
+from quorum.infrastructure.providers.anthropic.stream import MessageStreamAccumulator
+from quorum.infrastructure.providers.anthropic.wire import message_to_wire, parse_message, tools_to_wire
+from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.wire_api import Wire, WireApi
+
+_NO_TOOLS = {"type": "none"}
+
+
+class MessagesApi(WireApi[AnthropicSettings]):
+    """The Anthropic Messages API.
+
+    The system prompt goes as ``system``; tools with ``input_schema``; results as a user message of
+    ``tool_result`` blocks with ``is_error`` set for failures and rejections; streaming reads the
+    raw SSE event stream.
+
+    Every request carries ``max_tokens`` (the API requires a cap) and the timeout: an explicit
+    timeout also stops the SDK from refusing large ``max_tokens`` without streaming. Tools stay in a
+    request that forbids their use (``tool_choice: none``): a history holding tool calls needs them.
+    """
+
+    sdk: ClassVar[str] = "anthropic"
+    client_class: ClassVar[str] = "AsyncAnthropic"
+    base_url_env: ClassVar[str] = "ANTHROPIC_BASE_URL"
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
+
+    def message_to_wire(self, message: Message) -> list[Wire]:
+        return message_to_wire(message)
+
+    def tools_to_wire(self, tools: ToolSchemas) -> list[Wire]:
+        return tools_to_wire(tools)
+
+    def request(
+        self, model: str, system_prompt: str | None, messages: list[Wire], tools: list[Wire] | None, tools_allowed: bool
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": model, "max_tokens": self.settings.max_tokens, "messages": messages}
+        if system_prompt:
+            request["system"] = system_prompt
+        if tools:
+            request["tools"] = tools
+            if not tools_allowed:
+                request["tool_choice"] = _NO_TOOLS
+        return request
+
+    def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
+        create = client.messages.with_streaming_response.create
+        if stream:
+            return create(**request, stream=True, timeout=self.settings.sdk_timeout())
+        return create(**request, timeout=self.settings.sdk_timeout())
+
+    def parse(self, body: dict[str, Any]) -> LlmResponse:
+        return parse_message(body)
+
+    def accumulator(self, errors: ErrorTranslator) -> MessageStreamAccumulator:
+        return MessageStreamAccumulator(errors)
