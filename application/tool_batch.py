@@ -16,7 +16,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision
 from quorum.application.run_context import CallActivity, current_call
-from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolResultEvent, VoteRecord
+from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolResultEvent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
 from quorum.domain.review import ReviewDecision
@@ -286,7 +286,7 @@ class ToolBatch:
             arguments=shown_arguments(call),
             risk=planned.risk.level,
             reason=decision.reason,
-            votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
+            votes=list(decision.votes),
             rule=decision.rule,
         )
         turn.waiting[planned.index] = request

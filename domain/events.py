@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from quorum.domain.plans import Plan
 from quorum.domain.responses import RunUsage, Usage
-from quorum.domain.review import ReviewDecision, Verdict, Vote
+from quorum.domain.review import ReviewDecision, Vote
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 
 
@@ -84,30 +84,8 @@ class ToolCallEvent(_Event):
         return cls(id=call.native_id, name=call.name, arguments=arguments, risk=risk)
 
 
-class VoteRecord(_Event):
-    """One vote as the run log and ``--json`` show it; ``latency_ms`` is how long the reviewer took.
-
-    ``model`` is the reviewer model (None for a plugin reviewer or a person), ``usage`` its tokens.
-    """
-
-    reviewer: str
-    verdict: Verdict
-    reason: str
-    latency_ms: float = 0.0
-    model: str | None = None
-    usage: Usage = Usage()
-
-    @staticmethod
-    def fields_of(vote: Vote) -> dict[str, Any]:
-        """The record's fields for ``vote`` (latency in milliseconds)."""
-        return {
-            "reviewer": vote.reviewer,
-            "verdict": vote.verdict,
-            "reason": vote.reason,
-            "latency_ms": round(vote.latency * 1000, 3),
-            "model": vote.model,
-            "usage": vote.usage,
-        }
+VoteRecord = Vote
+"""The vote as events carry it: ``Vote`` itself (the name is kept for code written when they differed)."""
 
 
 class ReviewEvent(_Event):
@@ -116,7 +94,7 @@ class ReviewEvent(_Event):
     name: str
     approved: bool
     decided_by: str
-    votes: list[VoteRecord]
+    votes: list[Vote]
     reason: str
     rule: str | None = None
     by: str | None = None
@@ -129,7 +107,7 @@ class ReviewEvent(_Event):
             name=name,
             approved=decision.approved,
             decided_by=decision.decided_by,
-            votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
+            votes=list(decision.votes),
             reason=decision.reason,
             rule=decision.rule,
             by=decision.by,
@@ -151,14 +129,16 @@ class ApprovalRequested(_Event):
     arguments: dict[str, Any]
     risk: RiskLevel
     reason: str
-    votes: list[VoteRecord] = Field(default_factory=list)
+    votes: list[Vote] = Field(default_factory=list)
     rule: str | None = None
 
 
-class VoteCast(VoteRecord):
+class VoteCast(Vote):
     """One reviewer's vote on ``call_id``, as it arrives (the ``review`` event repeats it with the decision).
 
-    Lets a UI show each vote while the panel is still deliberating.
+    The vote's own fields (``Vote``: ``reviewer``, ``verdict``, ``reason``, ``latency_ms``,
+    ``model``, ``usage``) plus ``call_id``. Lets a UI show each vote while the panel is still
+    deliberating.
     """
 
     type: Literal["vote"] = "vote"
@@ -166,7 +146,7 @@ class VoteCast(VoteRecord):
 
     @classmethod
     def of(cls, call_id: str, vote: Vote) -> VoteCast:
-        return cls(call_id=call_id, **cls.fields_of(vote))
+        return cls(call_id=call_id, **dict(vote))
 
 
 class ToolProgress(_Event):
@@ -375,7 +355,7 @@ class PlanReviewed(_Event):
     plan: Plan
     approved: bool
     decided_by: str
-    votes: list[VoteRecord]
+    votes: list[Vote]
     reason: str
     by: str | None = None
     turn: int = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -22,10 +22,13 @@ class Verdict(StrEnum):
 
 
 class Vote(BaseModel):
-    """One reviewer's vote on one call; ``latency`` in seconds.
+    """One reviewer's vote on one call: the one shape of a vote, in decisions, events and the run log.
 
-    ``model`` is the reviewer model's id (``provider:model``; None for a plugin reviewer or a
-    person) and ``usage`` the tokens it spent reaching this vote, an error vote's included.
+    ``latency_ms`` is how long the reviewer took, in milliseconds (the unit of the ``--json``
+    events). ``model`` is the reviewer model's id (``provider:model``; None for a plugin reviewer
+    or a person) and ``usage`` the tokens it spent reaching this vote, an error vote's included.
+    ``latency`` (seconds), the field's earlier name and unit, is still read: workflow histories
+    of runs in flight and plugins written before hold it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -33,9 +36,28 @@ class Vote(BaseModel):
     reviewer: str
     verdict: Verdict
     reason: str = ""
-    latency: float = 0.0
+    latency_ms: float = 0.0
     model: str | None = None
     usage: Usage = Usage()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _latency_in_seconds(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "latency" in data:
+            data = dict(data)
+            seconds = data.pop("latency")
+            data.setdefault("latency_ms", milliseconds(float(seconds)))
+        return data
+
+    @property
+    def latency(self) -> float:
+        """``latency_ms`` in seconds."""
+        return self.latency_ms / 1000
+
+
+def milliseconds(seconds: float) -> float:
+    """``seconds`` in milliseconds, to the microsecond: how events and votes carry durations."""
+    return round(seconds * 1000, 3)
 
 
 _RULE = re.compile(r"^(majority|unanimous|at_least:(\d+)|percentage:(\d+(?:\.\d+)?))$")
