@@ -9,11 +9,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from quorum.domain.plans import Plan
 from quorum.domain.responses import RunUsage, Usage
-from quorum.domain.review import ReviewDecision, Vote
+from quorum.domain.review import ReviewDecision, Vote, milliseconds
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 
 
@@ -252,13 +252,28 @@ class McpToolChanged(_Event):
     change: list[McpToolChange]
 
 
+ToolOutcome = Literal["ok", "error", "rejected", "invalid_arguments", "timed_out"]
+"""How a call ended (``tool_result.outcome``).
+
+- ``ok``: it ran and succeeded.
+- ``error``: it failed (the tool's error, a call the loop left unexecuted because the run stops,
+  a repeated call the loop guard did not run).
+- ``rejected``: a review or a ``deny`` rule refused it; it did not run.
+- ``invalid_arguments``: it could not be run as made (an unknown tool, arguments that break the
+  tool's schema or bounds); refused before any review, it did not run.
+- ``timed_out``: it ran past ``[agent] tool_timeout_seconds`` and was cancelled.
+"""
+
+
 class ToolResultEvent(_Event):
     """A call's result: the flat public form of a ``ToolResult``, under the same field names.
 
     ``redacted`` is true when known secret values were replaced in ``output``. ``duration_ms`` is
     the result's ``duration`` in milliseconds; ``images`` counts the images sent to the model with
     the result, whose data is never in an event (``output`` names each one, e.g.
-    ``[image: image/png, 4 KB]``).
+    ``[image: image/png, 4 KB]``). ``outcome`` says how the call ended (``ToolOutcome``);
+    ``is_error`` is true for every outcome but ``ok``, ``is_rejected`` for ``rejected``. An event
+    recorded before ``outcome`` existed reads as ``rejected``, ``error`` or ``ok`` from those two.
     """
 
     type: Literal["tool_result"] = "tool_result"
@@ -270,20 +285,33 @@ class ToolResultEvent(_Event):
     duration_ms: float
     redacted: bool = False
     images: int = 0
+    outcome: ToolOutcome = "ok"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outcome_of_flags(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "outcome" not in data:
+            data = {**data, "outcome": _outcome_of(bool(data.get("is_error")), bool(data.get("is_rejected")))}
+        return data
 
     @classmethod
-    def of(cls, result: ToolResult) -> ToolResultEvent:
-        """The event announcing ``result``."""
+    def of(cls, result: ToolResult, outcome: ToolOutcome | None = None) -> ToolResultEvent:
+        """The event announcing ``result``; ``outcome`` defaults to what its flags say (ok, error, rejected)."""
         return cls(
             call_id=result.call_id,
             name=result.name,
             is_error=result.is_error,
             is_rejected=result.is_rejected,
             output=result.output,
-            duration_ms=round(result.duration * 1000, 3),
+            duration_ms=milliseconds(result.duration),
             redacted=result.redacted,
             images=len(result.images),
+            outcome=outcome or _outcome_of(result.is_error, result.is_rejected),
         )
+
+
+def _outcome_of(is_error: bool, is_rejected: bool) -> ToolOutcome:
+    return "rejected" if is_rejected else "error" if is_error else "ok"
 
 
 class ContextCompacted(_Event):

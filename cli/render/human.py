@@ -62,19 +62,10 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def _invalid_problem(call: ToolCallEvent, result: ToolResultEvent) -> str | None:
-    """Why ``call`` was refused before review, when ``result`` is that refusal; else None.
-
-    The loop announces a call it cannot run (unknown tool, arguments that break the schema or
-    the bounds) as high-risk and answers it at once with an error, before any review: so a
-    high-risk call whose error result is the very next event, not a rejection and not the
-    loop's "not executed" note, is an invalid call.
-    """
-    if call.id != result.call_id or call.risk != "high" or not result.is_error or result.is_rejected:
+    """Why ``call`` was refused before review, when ``result`` is its ``invalid_arguments`` result; else None."""
+    if call.id != result.call_id or result.outcome != "invalid_arguments":
         return None
-    if result.output.startswith(say.NOT_EXECUTED):
-        return None
-    problem = result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
-    return problem
+    return result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
 
 
 class HumanRenderer:
@@ -207,8 +198,9 @@ class HumanRenderer:
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         if event.risk == "high":
-            # Said once the next event tells whether it is valid: an invalid call's result follows
-            # in the same step of the loop, so the call is said at the latest when that step yields.
+            # Held until the next event: an invalid call (announced high-risk) is answered with an
+            # ``invalid_arguments`` result in the same step of the loop, and said in one line with
+            # it; any other call is said at the latest when that step yields.
             self._pending_call = event
             with contextlib.suppress(RuntimeError):  # no running loop: said with the next event
                 asyncio.get_running_loop().call_soon(self.flush)
