@@ -18,6 +18,7 @@ from quorum.cli.errors import handled
 from quorum.cli.flags import config_option, json_option
 from quorum.cli.run_log import open_run_store, resolve_run_id
 from quorum.composition.options import AppOptions
+from quorum.domain import amounts
 
 
 def _when(moment: datetime | None) -> str:
@@ -112,8 +113,6 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
 
 
 def _show_header(run: Any) -> None:
-    from quorum.cli.spend import cost_text, tokens_text
-
     usage = run.usage
     rows = [
         ("run", run.run_id),
@@ -126,8 +125,8 @@ def _show_header(run: Any) -> None:
         ("ended", _when(run.ended_at) if run.ended_at else None),
         ("status", run.status + (f" ({run.detail})" if run.detail else "")),
         ("turns", f"{run.turns}, {run.tool_calls} tool calls"),
-        ("tokens", tokens_text(usage)),
-        ("cost", cost_text(run.cost) if not run.interrupted else None),
+        ("tokens", amounts.run_tokens(usage)),
+        ("cost", amounts.usd_or(run.cost) if not run.interrupted else None),
     ]
     for label, value in rows:
         if value:
@@ -137,8 +136,6 @@ def _show_header(run: Any) -> None:
 
 
 def _show_events(events: list[Any]) -> None:
-    from quorum.cli.spend import cost_text, tokens_text
-
     text: list[str] = []
 
     def flush_text() -> None:
@@ -179,7 +176,7 @@ def _show_events(events: list[Any]) -> None:
         elif event.type == "run_finished":
             detail = f": {event.detail}" if event.detail else ""
             click.echo(f"\n■ {event.stop_reason} after {event.turns} turn(s){detail}")
-            click.echo(f"  tokens {tokens_text(event.usage)} · cost {cost_text(event.cost)}")
+            click.echo(f"  tokens {amounts.run_tokens(event.usage)} · cost {amounts.usd_or(event.cost)}")
             if event.output:
                 click.echo(event.output)
     flush_text()
