@@ -188,5 +188,6 @@ class PlanEvents:
                     by=event.by,
                     turn=self._turn(),
                     rule=event.rule,
+                    votes_needed=event.votes_needed,
                 )
             )

@@ -9,7 +9,15 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from quorum.domain.plans import Plan
 from quorum.domain.responses import RunUsage, Usage
@@ -99,6 +107,9 @@ class ReviewEvent(_Event):
     rule: str | None = None
     by: str | None = None
     """Who decided, when a person did later (``quorum approve``/``reject``: ``--by`` or ``$USER``)."""
+    votes_needed: int | None = None
+    """A panel's decision: the fewest cast votes it needed to count them under ``rule``
+    (``[review] min_votes``, by default a majority of the panel); with fewer it rejects."""
 
     @classmethod
     def of(cls, call_id: str, name: str, decision: ReviewDecision) -> ReviewEvent:
@@ -111,6 +122,7 @@ class ReviewEvent(_Event):
             reason=decision.reason,
             rule=decision.rule,
             by=decision.by,
+            votes_needed=decision.votes_needed,
         )
 
 
@@ -261,7 +273,7 @@ ToolOutcome = Literal["ok", "error", "rejected", "invalid_arguments", "timed_out
 - ``rejected``: a review or a ``deny`` rule refused it; it did not run.
 - ``invalid_arguments``: it could not be run as made (an unknown tool, arguments that break the
   tool's schema or bounds); refused before any review, it did not run.
-- ``timed_out``: it ran past ``[agent] tool_timeout_seconds`` and was cancelled.
+- ``timed_out``: it ran past ``[agent] tool_timeout_seconds``, so the loop cancelled it.
 """
 
 
@@ -334,11 +346,36 @@ class TurnFinished(_Event):
     turn: int
 
 
+class StopDetail(BaseModel):
+    """What a stop other than ``end_turn`` was about, as data (``run_finished.stop``).
+
+    ``run_finished.detail`` says the same in a sentence for people; renderers word a stop from
+    these fields, never from that sentence. Fields that do not apply to the stop are left out
+    (None, empty).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    limit: int | float | None = None
+    """The limit the run reached, in the unit of its stop reason: tool turns (``max_turns``),
+    planning turns (``no_plan``), rejections in a row (``rejected``), tokens (``max_tokens``,
+    when the run's token budget stopped it; None when the model hit its output limit), USD
+    (``max_cost``), seconds (``timeout``)."""
+    used: int | float | None = None
+    """What the run had used against ``limit``: tokens (``max_tokens``), USD (``max_cost``)."""
+    waiting_calls: list[str] = Field(default_factory=list)
+    """``awaiting_approval``: the ids of the calls waiting for a person, in the model's order."""
+
+
 class RunFinished(_Event):
-    """The last event of every run. ``detail`` explains stops other than end_turn.
+    """The last event of every run. ``detail`` explains stops other than end_turn, ``stop`` as data.
 
     ``usage`` counts the agent model's tokens and, in its ``reviewer_*`` fields, the reviewer
     models'; ``cost`` is what both cost in USD, or None when a model's prices are unknown.
+    ``stop`` (``StopDetail``) carries what a stop other than ``end_turn`` was about: the limit
+    reached and what was used, the calls waiting for a person. It is left out of the JSON when
+    there is nothing to add (``end_turn``, ``cancelled``, ``error``), and None in events recorded
+    before it existed.
     """
 
     type: Literal["run_finished"] = "run_finished"
@@ -348,6 +385,14 @@ class RunFinished(_Event):
     usage: RunUsage
     detail: str | None = None
     cost: float | None = None
+    stop: StopDetail | None = None
+
+    @model_serializer(mode="wrap")
+    def _stop_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.stop is None:  # an end of turn's JSON stays as it always was
+            data.pop("stop", None)
+        return data
 
     @field_validator("usage", mode="before")
     @classmethod
@@ -389,6 +434,8 @@ class PlanReviewed(_Event):
     turn: int = 0
     rule: str | None = None
     """The panel's quorum rule, when the panel decided."""
+    votes_needed: int | None = None
+    """As in ``review``: the fewest cast votes the panel needed to count them."""
 
 
 RunEvent = Annotated[

@@ -116,7 +116,7 @@ class QuorumRule(BaseModel):
         panel = len(votes)
         approvals = sum(v.verdict is Verdict.APPROVE for v in votes)
         cast = approvals + sum(v.verdict is Verdict.REJECT for v in votes)
-        needed_cast = (panel // 2 + 1) if min_votes is None else min_votes
+        needed_cast = votes_needed(panel, min_votes)
         if cast == 0 or cast < needed_cast:
             return False, f"not enough reviewers answered ({cast} of {panel} cast, {needed_cast} needed)"
         if self.kind == "majority":
@@ -131,6 +131,17 @@ class QuorumRule(BaseModel):
         return ok, f"{word} {approvals}/{cast} {self}"
 
 
+def votes_needed(panel: int, min_votes: int | None = None) -> int:
+    """The fewest cast votes a panel of ``panel`` members counts: ``min_votes``, by default a majority."""
+    return (panel // 2 + 1) if min_votes is None else min_votes
+
+
+def counted(votes: Sequence[Vote], needed: int | None = None) -> bool:
+    """Whether enough of ``votes`` were cast for the rule to count them (``needed``: see ``votes_needed``)."""
+    cast = sum(v.verdict is not Verdict.ERROR for v in votes)
+    return cast > 0 and cast >= (votes_needed(len(votes)) if needed is None else needed)
+
+
 DecidedBy = Literal["policy", "quorum", "human", "auto"]
 
 
@@ -140,7 +151,9 @@ class ReviewDecision(BaseModel):
     ``deferred`` means no decision yet: a person decides later (``hil_mode = "defer"``). A
     deferred outcome is never approved, so code unaware of deferral rejects the call (fails
     closed); the loop instead leaves the call waiting for ``quorum approve``/``reject``. ``by``
-    names the person who decided later, when one did.
+    names the person who decided later, when one did. ``votes_needed`` is, for a panel's
+    decision, the fewest cast votes it needed to count them (``[review] min_votes``; fewer reject:
+    "not enough reviewers answered").
     """
 
     model_config = ConfigDict(frozen=True)
@@ -152,6 +165,7 @@ class ReviewDecision(BaseModel):
     reason: str = ""
     deferred: bool = False
     by: str | None = None
+    votes_needed: int | None = None
 
     @model_validator(mode="after")
     def _deferred_is_not_approved(self) -> ReviewDecision:

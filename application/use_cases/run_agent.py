@@ -13,7 +13,7 @@ from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.context_fit import ContextFit
 from quorum.application.deferral import PendingTurn
-from quorum.application.execution import RunRequest, RunResult
+from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.loop_guard import RepeatGuard
 from quorum.application.plan_mode import execution_prompt
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
@@ -29,6 +29,7 @@ from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
 from quorum.application.use_cases import model_request
 from quorum.application.use_cases.plan_phase import PlanPhase, plans
 from quorum.application.use_cases.run_state import RunState, Stop
+from quorum.application.use_cases.stop_detail import stop_detail
 from quorum.domain.errors import ContextTooLong, RunFailure
 from quorum.domain.events import (
     McpSampling,
@@ -135,12 +136,12 @@ class RunAgent:
             state.close(state.session, self._observer, None, say.cancelled(detail))
         except asyncio.CancelledError:
             state.close(state.session, self._observer, None, say.cancelled(say.RUN_CANCELLED))
-            self._finish(state, RunStopReason.CANCELLED, say.RUN_CANCELLED)
+            self._finish(state, RunStopReason.CANCELLED, say.RUN_CANCELLED, params)
             raise
         except RunFailure as failure:
             state.close(state.session, self._observer, None, say.not_executed(str(failure)))
             reason, detail = RunStopReason.ERROR, str(failure)
-        return self._finish(state, reason, detail)
+        return self._finish(state, reason, detail, params)
 
     def _run_event(self, state: RunState, event: RunEvent) -> None:
         """An event adapters emit in this run (``current_run_events``): counted if it spent tokens."""
@@ -307,7 +308,8 @@ class RunAgent:
         if waiting:
             # The turn stays open: its calls are answered when the run continues (ContinueRun).
             state.pending = None
-            ids = ", ".join(request.call_id for request in waiting)
+            state.waiting = tuple(request.call_id for request in waiting)
+            ids = ", ".join(state.waiting)
             return RunStopReason.AWAITING_APPROVAL, f"{len(waiting)} call(s) wait for a person: {ids}"
         return TurnInput.answering(pending.ordered(), wire_tools)
 
@@ -353,14 +355,21 @@ class RunAgent:
             fit.after(response, state.session)
         return response
 
-    def _finish(self, state: RunState, reason: RunStopReason, detail: str | None) -> RunResult:
+    def _finish(self, state: RunState, reason: RunStopReason, detail: str | None, params: ExecutionParams) -> RunResult:
         if detail is not None:
             detail = self._redactor.text(valid_unicode(detail)[0])
         state.last_text = self._redactor.text(valid_unicode(state.last_text)[0])
         usage = state.total_usage()
         cost = state.cost(self._prices)
+        stop = stop_detail(reason, params, state, self._prices, state.waiting)
         event = RunFinished(
-            stop_reason=reason, turns=state.turns, output=state.last_text, usage=usage, detail=detail, cost=cost
+            stop_reason=reason,
+            turns=state.turns,
+            output=state.last_text,
+            usage=usage,
+            detail=detail,
+            cost=cost,
+            stop=stop,
         )
         self._observer.on_event(event)
         return RunResult(

@@ -47,6 +47,8 @@ class RunState:
     """The run's ``ContextFit`` (None: ``compact = "off"``)."""
     cost_cap: float | None = None
     """``max_cost_usd``: the run stops once its spending passes it (USD)."""
+    waiting: tuple[str, ...] = ()
+    """The ids of the calls left to a person when the run stops ``awaiting_approval``."""
 
     def count(self, response: LlmResponse) -> None:
         """Add a response's tokens and keep its text as the run's latest output."""

@@ -27,6 +27,7 @@ from quorum.cli.render import words
 from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
+from quorum.domain import amounts
 from quorum.domain.events import (
     ApprovalRequested,
     ContextCompacted,
@@ -138,7 +139,7 @@ class HumanRenderer:
             self._line(self._style(printable(f"  mcp {event.server}{logger} [{event.level}] {event.message}"), "dim"))
 
     def _on_context_compacted(self, event: ContextCompacted) -> None:
-        before, after = f"{event.tokens_before:,}", f"{event.tokens_after:,}"
+        before, after = amounts.count(event.tokens_before), amounts.count(event.tokens_after)
         count = event.messages_compacted
         line = f"  context compacted: ~{before} → ~{after} tokens ({count} messages; the run log keeps them whole)"
         self._line(self._style(line, "dim"))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.run_context import report_vote
-from quorum.domain.review import QuorumRule, ReviewDecision, Vote, milliseconds
+from quorum.domain.review import QuorumRule, ReviewDecision, Vote, milliseconds, votes_needed
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.prompts import arguments_json
 from quorum.infrastructure.review.voters import Voter, error_vote
@@ -73,7 +73,11 @@ class QuorumReviewer:
             tasks = [group.create_task(self._timed_vote(v, call, context)) for v in self._voters]
         votes = tuple(task.result() for task in tasks)
         approved, reason = self._rule.evaluate(votes, min_votes=self._min_votes)
-        return ReviewDecision(approved=approved, decided_by="quorum", votes=votes, rule=str(self._rule), reason=reason)
+        needed = votes_needed(len(votes), self._min_votes)
+        rule = str(self._rule)
+        return ReviewDecision(
+            approved=approved, decided_by="quorum", votes=votes, rule=rule, reason=reason, votes_needed=needed
+        )
 
     async def _timed_vote(self, voter: Voter, call: ToolCall, context: ReviewContext) -> Vote:
         started = self._clock()
