@@ -1,6 +1,8 @@
 """Human output: the model's text on stdout; calls, decisions, results, live status and the final line on stderr.
 
-One renderer for every run event, dispatching on the event's class through ``_HANDLERS``. The
+One renderer for every run event, dispatching on the event's class through its ``HANDLERS``
+table; ``record.RecordRenderer`` is the same renderer with the table of a recorded run (``quorum
+logs show``). The
 words of decisions and of the final line come from ``words``; the answer is drawn by ``answer``
 (markdown on a terminal, plain text otherwise); the live status by ``live`` (only when stderr is
 a terminal; votes as they arrive and progress reports appear only there, never as printed
@@ -19,7 +21,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 from quorum.application import model_wording as say
 from quorum.application.plan_mode import PROPOSE_PLAN
@@ -69,8 +71,15 @@ def _invalid_problem(call: ToolCallEvent, result: ToolResultEvent) -> str | None
     return result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
 
 
+Handler = Callable[[Any, Any], None]
+"""How a renderer shows one event: ``handler(renderer, event)``."""
+
+
 class HumanRenderer:
     """Renders run events for a person (see the module docstring)."""
+
+    HANDLERS: ClassVar[dict[type[Any], Handler]] = {}
+    """Event class → handler: every event the renderer shows (set below the class)."""
 
     def __init__(
         self,
@@ -103,7 +112,10 @@ class HumanRenderer:
                 self._invalid(pending, problem)
                 return
             self._announce(pending)
-        handler = _HANDLERS.get(type(event))
+        self._dispatch(event)
+
+    def _dispatch(self, event: RunEvent) -> None:
+        handler = self.HANDLERS.get(type(event))
         if handler is not None:
             handler(self, event)
 
@@ -320,7 +332,7 @@ class HumanRenderer:
         self._line(self._style(printable(words.final_line(event, elapsed)), style), quiet_ok=True)
 
 
-_HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
+HumanRenderer.HANDLERS = {
     RunStarted: HumanRenderer._on_run_started,
     TurnStarted: HumanRenderer._on_turn_started,
     TextDelta: HumanRenderer._on_text,
@@ -341,4 +353,3 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }
-"""Event class → handler: every run event the renderer shows, in one table."""
