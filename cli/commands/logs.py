@@ -1,8 +1,9 @@
 """``quorum logs list|show|search|rm``: browse the run log.
 
-Human output goes to stdout (``show`` renders the events through ``render.record``); ``--json`` prints JSON lines only: ``list`` one run summary per line,
-``show`` a ``{"type": "run", ...}`` summary line followed by every event exactly as ``run --json``
-emitted it (plus ``at``, when it was recorded), ``search`` one hit per line.
+Human output goes to stdout (``show`` renders the events through ``render.record``); ``--json``
+prints JSON lines only: ``list`` one run summary per line, ``show`` a ``{"type": "run", ...}``
+summary line followed by every event exactly as ``run --json`` emitted it (plus ``at``, when it
+was recorded), ``search`` one hit per line.
 """
 
 from __future__ import annotations
