@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from quorum.domain import amounts
 from quorum.domain.review import ReviewDecision
 
 TURN_LIMIT_NOTE = (
@@ -129,7 +130,7 @@ def repeated_call(name: str, times: int) -> str:
 
 def cost_cap_reached(cap: float, spent: float) -> str:
     """Why the run stopped at its cost cap (``[agent] max_cost_usd``)."""
-    return f"the cost cap of ${cap:g} was reached (${spent:.4f} spent)"
+    return f"the cost cap of ${cap:g} was reached ({amounts.usd(spent)} spent)"
 
 
 def output_compacted(name: str, characters: int) -> str:

@@ -196,5 +196,6 @@ class PlanEvents:
                     by=event.by,
                     turn=self._count.turns,
                     rule=event.rule,
+                    votes_needed=event.votes_needed,
                 )
             )

@@ -16,7 +16,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
-from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolResultEvent, VoteRecord
+from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolOutcome, ToolResultEvent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
 from quorum.domain.review import ReviewDecision
@@ -80,8 +80,12 @@ class TurnCalls:
         duration: float = 0.0,
         redacted: bool = False,
         images: tuple[ImagePart, ...] = (),
+        outcome: ToolOutcome | None = None,
     ) -> None:
-        """Record the result of call ``index`` and emit its ``tool_result`` event (which has no images)."""
+        """Record the result of call ``index`` and emit its ``tool_result`` event (which has no images).
+
+        ``outcome`` defaults to what ``is_error`` and ``is_rejected`` say (ok, error, rejected).
+        """
         call = self.calls[index]
         result = ToolResult(
             call_id=call.native_id,
@@ -94,7 +98,7 @@ class TurnCalls:
             images=images,
         )
         self.results[index] = result
-        observer.on_event(ToolResultEvent.of(result))
+        observer.on_event(ToolResultEvent.of(result, outcome))
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,7 @@ class ToolBatch:
             if index in repeated:
                 turn.answer(index, say.repeated_call(call.name, times), self._observer, is_error=True)
             elif planned is None:
-                turn.answer(index, problem or "", self._observer, is_error=True)
+                turn.answer(index, problem or "", self._observer, is_error=True, outcome="invalid_arguments")
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)
             elif planned.risk.level is RiskLevel.LOW:
@@ -264,7 +268,7 @@ class ToolBatch:
             decision = decisions[index]
             planned, problem = self._plan(index, turn.calls[index])
             if planned is None:
-                turn.answer(index, problem or "", self._observer, is_error=True)
+                turn.answer(index, problem or "", self._observer, is_error=True, outcome="invalid_arguments")
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)
             elif decision.approved:
@@ -320,7 +324,7 @@ class ToolBatch:
             arguments=shown_arguments(call),
             risk=planned.risk.level,
             reason=decision.reason,
-            votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
+            votes=list(decision.votes),
             rule=decision.rule,
         )
         turn.waiting[planned.index] = request
@@ -350,6 +354,7 @@ class ToolBatch:
         call = planned.call
         started = self._clock()
         is_error = True
+        timed_out = False
         images: tuple[ImagePart, ...] = ()
         token = current_call.set(CallActivity(call.native_id, self._observer.on_event))
         try:
@@ -360,7 +365,7 @@ class ToolBatch:
             if not deadline.expired():
                 output = "TimeoutError: the tool timed out"
             else:
-                output = say.tool_timed_out(call.name, self._tool_timeout)
+                output, timed_out = say.tool_timed_out(call.name, self._tool_timeout), True
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the model sees the failure; the run goes on
@@ -377,4 +382,5 @@ class ToolBatch:
             duration=duration,
             redacted=redacted,
             images=images,
+            outcome="timed_out" if timed_out else None,
         )

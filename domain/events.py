@@ -9,11 +9,19 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from quorum.domain.plans import Plan
 from quorum.domain.responses import RunUsage, Usage
-from quorum.domain.review import ReviewDecision, Verdict, Vote
+from quorum.domain.review import ReviewDecision, Vote, milliseconds
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 
 
@@ -84,30 +92,8 @@ class ToolCallEvent(_Event):
         return cls(id=call.native_id, name=call.name, arguments=arguments, risk=risk)
 
 
-class VoteRecord(_Event):
-    """One vote as the run log and ``--json`` show it; ``latency_ms`` is how long the reviewer took.
-
-    ``model`` is the reviewer model (None for a plugin reviewer or a person), ``usage`` its tokens.
-    """
-
-    reviewer: str
-    verdict: Verdict
-    reason: str
-    latency_ms: float = 0.0
-    model: str | None = None
-    usage: Usage = Usage()
-
-    @staticmethod
-    def fields_of(vote: Vote) -> dict[str, Any]:
-        """The record's fields for ``vote`` (latency in milliseconds)."""
-        return {
-            "reviewer": vote.reviewer,
-            "verdict": vote.verdict,
-            "reason": vote.reason,
-            "latency_ms": round(vote.latency * 1000, 3),
-            "model": vote.model,
-            "usage": vote.usage,
-        }
+VoteRecord = Vote
+"""The vote as events carry it: ``Vote`` itself (the name is kept for code written when they differed)."""
 
 
 class ReviewEvent(_Event):
@@ -116,11 +102,14 @@ class ReviewEvent(_Event):
     name: str
     approved: bool
     decided_by: str
-    votes: list[VoteRecord]
+    votes: list[Vote]
     reason: str
     rule: str | None = None
     by: str | None = None
     """Who decided, when a person did later (``quorum approve``/``reject``: ``--by`` or ``$USER``)."""
+    votes_needed: int | None = None
+    """A panel's decision: the fewest cast votes it needed to count them under ``rule``
+    (``[review] min_votes``, by default a majority of the panel); with fewer it rejects."""
 
     @classmethod
     def of(cls, call_id: str, name: str, decision: ReviewDecision) -> ReviewEvent:
@@ -129,10 +118,11 @@ class ReviewEvent(_Event):
             name=name,
             approved=decision.approved,
             decided_by=decision.decided_by,
-            votes=[VoteRecord(**VoteRecord.fields_of(vote)) for vote in decision.votes],
+            votes=list(decision.votes),
             reason=decision.reason,
             rule=decision.rule,
             by=decision.by,
+            votes_needed=decision.votes_needed,
         )
 
 
@@ -151,14 +141,16 @@ class ApprovalRequested(_Event):
     arguments: dict[str, Any]
     risk: RiskLevel
     reason: str
-    votes: list[VoteRecord] = Field(default_factory=list)
+    votes: list[Vote] = Field(default_factory=list)
     rule: str | None = None
 
 
-class VoteCast(VoteRecord):
+class VoteCast(Vote):
     """One reviewer's vote on ``call_id``, as it arrives (the ``review`` event repeats it with the decision).
 
-    Lets a UI show each vote while the panel is still deliberating.
+    The vote's own fields (``Vote``: ``reviewer``, ``verdict``, ``reason``, ``latency_ms``,
+    ``model``, ``usage``) plus ``call_id``. Lets a UI show each vote while the panel is still
+    deliberating.
     """
 
     type: Literal["vote"] = "vote"
@@ -166,7 +158,7 @@ class VoteCast(VoteRecord):
 
     @classmethod
     def of(cls, call_id: str, vote: Vote) -> VoteCast:
-        return cls(call_id=call_id, **cls.fields_of(vote))
+        return cls(call_id=call_id, **dict(vote))
 
 
 class ToolProgress(_Event):
@@ -272,13 +264,28 @@ class McpToolChanged(_Event):
     change: list[McpToolChange]
 
 
+ToolOutcome = Literal["ok", "error", "rejected", "invalid_arguments", "timed_out"]
+"""How a call ended (``tool_result.outcome``).
+
+- ``ok``: it ran and succeeded.
+- ``error``: it failed (the tool's error, a call the loop left unexecuted because the run stops,
+  a repeated call the loop guard did not run).
+- ``rejected``: a review or a ``deny`` rule refused it; it did not run.
+- ``invalid_arguments``: it could not be run as made (an unknown tool, arguments that break the
+  tool's schema or bounds); refused before any review, it did not run.
+- ``timed_out``: it ran past ``[agent] tool_timeout_seconds``, so the loop cancelled it.
+"""
+
+
 class ToolResultEvent(_Event):
     """A call's result: the flat public form of a ``ToolResult``, under the same field names.
 
     ``redacted`` is true when known secret values were replaced in ``output``. ``duration_ms`` is
     the result's ``duration`` in milliseconds; ``images`` counts the images sent to the model with
     the result, whose data is never in an event (``output`` names each one, e.g.
-    ``[image: image/png, 4 KB]``).
+    ``[image: image/png, 4 KB]``). ``outcome`` says how the call ended (``ToolOutcome``);
+    ``is_error`` is true for every outcome but ``ok``, ``is_rejected`` for ``rejected``. An event
+    recorded before ``outcome`` existed reads as ``rejected``, ``error`` or ``ok`` from those two.
     """
 
     type: Literal["tool_result"] = "tool_result"
@@ -290,20 +297,33 @@ class ToolResultEvent(_Event):
     duration_ms: float
     redacted: bool = False
     images: int = 0
+    outcome: ToolOutcome = "ok"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outcome_of_flags(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "outcome" not in data:
+            data = {**data, "outcome": _outcome_of(bool(data.get("is_error")), bool(data.get("is_rejected")))}
+        return data
 
     @classmethod
-    def of(cls, result: ToolResult) -> ToolResultEvent:
-        """The event announcing ``result``."""
+    def of(cls, result: ToolResult, outcome: ToolOutcome | None = None) -> ToolResultEvent:
+        """The event announcing ``result``; ``outcome`` defaults to what its flags say (ok, error, rejected)."""
         return cls(
             call_id=result.call_id,
             name=result.name,
             is_error=result.is_error,
             is_rejected=result.is_rejected,
             output=result.output,
-            duration_ms=round(result.duration * 1000, 3),
+            duration_ms=milliseconds(result.duration),
             redacted=result.redacted,
             images=len(result.images),
+            outcome=outcome or _outcome_of(result.is_error, result.is_rejected),
         )
+
+
+def _outcome_of(is_error: bool, is_rejected: bool) -> ToolOutcome:
+    return "rejected" if is_rejected else "error" if is_error else "ok"
 
 
 class ContextCompacted(_Event):
@@ -326,11 +346,36 @@ class TurnFinished(_Event):
     turn: int
 
 
+class StopDetail(BaseModel):
+    """What a stop other than ``end_turn`` was about, as data (``run_finished.stop``).
+
+    ``run_finished.detail`` says the same in a sentence for people; renderers word a stop from
+    these fields, never from that sentence. Fields that do not apply to the stop are left out
+    (None, empty).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    limit: int | float | None = None
+    """The limit the run reached, in the unit of its stop reason: tool turns (``max_turns``),
+    planning turns (``no_plan``), rejections in a row (``rejected``), tokens (``max_tokens``,
+    when the run's token budget stopped it; None when the model hit its output limit), USD
+    (``max_cost``), seconds (``timeout``)."""
+    used: int | float | None = None
+    """What the run had used against ``limit``: tokens (``max_tokens``), USD (``max_cost``)."""
+    waiting_calls: list[str] = Field(default_factory=list)
+    """``awaiting_approval``: the ids of the calls waiting for a person, in the model's order."""
+
+
 class RunFinished(_Event):
-    """The last event of every run. ``detail`` explains stops other than end_turn.
+    """The last event of every run. ``detail`` explains stops other than end_turn, ``stop`` as data.
 
     ``usage`` counts the agent model's tokens and, in its ``reviewer_*`` fields, the reviewer
     models'; ``cost`` is what both cost in USD, or None when a model's prices are unknown.
+    ``stop`` (``StopDetail``) carries what a stop other than ``end_turn`` was about: the limit
+    reached and what was used, the calls waiting for a person. It is left out of the JSON when
+    there is nothing to add (``end_turn``, ``cancelled``, ``error``), and None in events recorded
+    before it existed.
     """
 
     type: Literal["run_finished"] = "run_finished"
@@ -340,6 +385,14 @@ class RunFinished(_Event):
     usage: RunUsage
     detail: str | None = None
     cost: float | None = None
+    stop: StopDetail | None = None
+
+    @model_serializer(mode="wrap")
+    def _stop_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.stop is None:  # an end of turn's JSON stays as it always was
+            data.pop("stop", None)
+        return data
 
     @field_validator("usage", mode="before")
     @classmethod
@@ -375,12 +428,14 @@ class PlanReviewed(_Event):
     plan: Plan
     approved: bool
     decided_by: str
-    votes: list[VoteRecord]
+    votes: list[Vote]
     reason: str
     by: str | None = None
     turn: int = 0
     rule: str | None = None
     """The panel's quorum rule, when the panel decided."""
+    votes_needed: int | None = None
+    """As in ``review``: the fewest cast votes the panel needed to count them."""
 
 
 RunEvent = Annotated[

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -22,10 +22,13 @@ class Verdict(StrEnum):
 
 
 class Vote(BaseModel):
-    """One reviewer's vote on one call; ``latency`` in seconds.
+    """One reviewer's vote on one call: the one shape of a vote, in decisions, events and the run log.
 
-    ``model`` is the reviewer model's id (``provider:model``; None for a plugin reviewer or a
-    person) and ``usage`` the tokens it spent reaching this vote, an error vote's included.
+    ``latency_ms`` is how long the reviewer took, in milliseconds (the unit of the ``--json``
+    events). ``model`` is the reviewer model's id (``provider:model``; None for a plugin reviewer
+    or a person) and ``usage`` the tokens it spent reaching this vote, an error vote's included.
+    ``latency`` (seconds), the field's earlier name and unit, is still read: workflow histories
+    of runs in flight and plugins written before hold it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -33,9 +36,28 @@ class Vote(BaseModel):
     reviewer: str
     verdict: Verdict
     reason: str = ""
-    latency: float = 0.0
+    latency_ms: float = 0.0
     model: str | None = None
     usage: Usage = Usage()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _latency_in_seconds(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "latency" in data:
+            data = dict(data)
+            seconds = data.pop("latency")
+            data.setdefault("latency_ms", milliseconds(float(seconds)))
+        return data
+
+    @property
+    def latency(self) -> float:
+        """``latency_ms`` in seconds."""
+        return self.latency_ms / 1000
+
+
+def milliseconds(seconds: float) -> float:
+    """``seconds`` in milliseconds, to the microsecond: how events and votes carry durations."""
+    return round(seconds * 1000, 3)
 
 
 _RULE = re.compile(r"^(majority|unanimous|at_least:(\d+)|percentage:(\d+(?:\.\d+)?))$")
@@ -94,7 +116,7 @@ class QuorumRule(BaseModel):
         panel = len(votes)
         approvals = sum(v.verdict is Verdict.APPROVE for v in votes)
         cast = approvals + sum(v.verdict is Verdict.REJECT for v in votes)
-        needed_cast = (panel // 2 + 1) if min_votes is None else min_votes
+        needed_cast = votes_needed(panel, min_votes)
         if cast == 0 or cast < needed_cast:
             return False, f"not enough reviewers answered ({cast} of {panel} cast, {needed_cast} needed)"
         if self.kind == "majority":
@@ -109,6 +131,17 @@ class QuorumRule(BaseModel):
         return ok, f"{word} {approvals}/{cast} {self}"
 
 
+def votes_needed(panel: int, min_votes: int | None = None) -> int:
+    """The fewest cast votes a panel of ``panel`` members counts: ``min_votes``, by default a majority."""
+    return (panel // 2 + 1) if min_votes is None else min_votes
+
+
+def counted(votes: Sequence[Vote], needed: int | None = None) -> bool:
+    """Whether enough of ``votes`` were cast for the rule to count them (``needed``: see ``votes_needed``)."""
+    cast = sum(v.verdict is not Verdict.ERROR for v in votes)
+    return cast > 0 and cast >= (votes_needed(len(votes)) if needed is None else needed)
+
+
 DecidedBy = Literal["policy", "quorum", "human", "auto"]
 
 
@@ -118,7 +151,9 @@ class ReviewDecision(BaseModel):
     ``deferred`` means no decision yet: a person decides later (``hil_mode = "defer"``). A
     deferred outcome is never approved, so code unaware of deferral rejects the call (fails
     closed); the loop instead leaves the call waiting for ``quorum approve``/``reject``. ``by``
-    names the person who decided later, when one did.
+    names the person who decided later, when one did. ``votes_needed`` is, for a panel's
+    decision, the fewest cast votes it needed to count them (``[review] min_votes``; fewer reject:
+    "not enough reviewers answered").
     """
 
     model_config = ConfigDict(frozen=True)
@@ -130,6 +165,7 @@ class ReviewDecision(BaseModel):
     reason: str = ""
     deferred: bool = False
     by: str | None = None
+    votes_needed: int | None = None
 
     @model_validator(mode="after")
     def _deferred_is_not_approved(self) -> ReviewDecision:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
 
 if TYPE_CHECKING:
@@ -49,8 +50,8 @@ async def answer(session: CommandSession, name: str, argument: str) -> str:
         runs = session.finished
         tokens = sum(run.usage.total_tokens for run in runs)
         costs = [run.cost for run in runs if run.cost is not None]
-        cost = f"${sum(costs):.4f}" if costs else "cost unknown"
-        return f"{len(runs)} run(s) · {tokens:,} tokens · {cost}"
+        cost = amounts.usd(sum(costs)) if costs else "cost unknown"
+        return f"{len(runs)} run(s) · {amounts.tokens(tokens)} · {cost}"
     return _model(session, argument)
 
 

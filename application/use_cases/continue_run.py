@@ -13,6 +13,7 @@ from quorum.domain.errors import UsageError
 from quorum.domain.events import PlanReviewed, RunEvent, RunStarted
 from quorum.domain.messages import Message
 from quorum.domain.plans import ApprovedPlan
+from quorum.domain.responses import Usage
 from quorum.domain.review import ReviewDecision, Verdict, Vote
 from quorum.domain.tools import ToolCall, ToolResult
 
@@ -118,8 +119,8 @@ def human_decision(pending: PendingCall, decision: CallDecision) -> ReviewDecisi
     word = "approved" if decision.approved else "rejected"
     reason = decision.reason.strip() or f"{word} by {decision.by}"
     earlier = tuple(
-        Vote(reviewer=v.reviewer, verdict=v.verdict, reason=v.reason, latency=v.latency_ms / 1000, model=v.model)
-        for v in pending.request.votes
+        vote.model_copy(update={"usage": Usage()})  # their tokens were counted when they voted
+        for vote in pending.request.votes
     )
     vote = Vote(reviewer="human", verdict=Verdict.APPROVE if decision.approved else Verdict.REJECT, reason=reason)
     return ReviewDecision(

@@ -163,7 +163,8 @@ class Run:
         if waiting:
             # The turn stays open: its calls are answered when the run continues (ContinueRun).
             self.state.pending = None
-            ids = ", ".join(request.call_id for request in waiting)
+            self.state.waiting = tuple(request.call_id for request in waiting)
+            ids = ", ".join(self.state.waiting)
             return RunStopReason.AWAITING_APPROVAL, f"{len(waiting)} call(s) wait for a person: {ids}"
         return TurnInput.answering(pending.ordered(), tools)
 

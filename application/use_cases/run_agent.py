@@ -10,7 +10,7 @@ from collections.abc import Callable
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.context_fit import ContextFit
-from quorum.application.execution import RunRequest, RunResult
+from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.plan_mode import execution_prompt
 from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.model_data import ContextWindows
@@ -27,6 +27,7 @@ from quorum.application.use_cases.plan_phase import PlanPhase, plans
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_deps import RunDeps
 from quorum.application.use_cases.run_state import RunState, Stop
+from quorum.application.use_cases.stop_detail import stop_detail
 from quorum.domain.errors import RunFailure
 from quorum.domain.events import RunFinished, RunStarted, RunStopReason
 from quorum.domain.secrets import Redactor
@@ -115,12 +116,12 @@ class RunAgent:
             run.close(say.cancelled(detail))
         except asyncio.CancelledError:
             run.close(say.cancelled(say.RUN_CANCELLED))
-            self._finish(run.state, RunStopReason.CANCELLED, say.RUN_CANCELLED)
+            self._finish(run.state, RunStopReason.CANCELLED, say.RUN_CANCELLED, params)
             raise
         except RunFailure as failure:
             run.close(say.not_executed(str(failure)))
             reason, detail = RunStopReason.ERROR, str(failure)
-        return self._finish(run.state, reason, detail)
+        return self._finish(run.state, reason, detail, params)
 
     def _start(self, request: RunRequest) -> Run:
         """Open the run's session and state, set the run's context, emit ``run_started``.
@@ -171,14 +172,21 @@ class RunAgent:
             return first
         return await execution.repeat(first)
 
-    def _finish(self, state: RunState, reason: RunStopReason, detail: str | None) -> RunResult:
+    def _finish(self, state: RunState, reason: RunStopReason, detail: str | None, params: ExecutionParams) -> RunResult:
         if detail is not None:
             detail = self._deps.redactor.text(valid_unicode(detail)[0])
         state.last_text = self._deps.redactor.text(valid_unicode(state.last_text)[0])
         usage = state.total_usage()
         cost = state.cost(self._deps.prices)
+        stop = stop_detail(reason, params, state, self._deps.prices, state.waiting)
         event = RunFinished(
-            stop_reason=reason, turns=state.turns, output=state.last_text, usage=usage, detail=detail, cost=cost
+            stop_reason=reason,
+            turns=state.turns,
+            output=state.last_text,
+            usage=usage,
+            detail=detail,
+            cost=cost,
+            stop=stop,
         )
         self._deps.observer.on_event(event)
         return RunResult(

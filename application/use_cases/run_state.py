@@ -50,6 +50,8 @@ class RunState:
     """Keeps the requests inside the model's window (None: ``compact = "off"``)."""
     cost_cap: float | None = None
     """``max_cost_usd``: the run stops once its spending passes it (USD)."""
+    waiting: tuple[str, ...] = ()
+    """The ids of the calls left to a person when the run stops ``awaiting_approval``."""
     plan: ApprovedPlan | None = None
     """Plan mode's approved plan: the execution phase's turns are counted after ``plan.turn``."""
 

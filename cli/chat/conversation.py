@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from quorum.application.history import join_histories, rebuild_history
+from quorum.domain import amounts
 from quorum.domain.events import RunFinished
 from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage, Usage
@@ -84,15 +85,16 @@ class SessionSpending:
     def describe(self) -> str:
         """``3 runs · agent 4,200 tokens (4,000 in, 200 out) · reviewers 300 tokens (…) · $0.0123``."""
         u = self.usage
+        agent = amounts.tokens(u.input_tokens + u.output_tokens)
         parts = [
             f"{self.runs} run{'s' if self.runs != 1 else ''}",
-            f"agent {u.input_tokens + u.output_tokens:,} tokens ({u.input_tokens:,} in, {u.output_tokens:,} out)",
-            f"reviewers {u.reviewer_input_tokens + u.reviewer_output_tokens:,} tokens "
-            f"({u.reviewer_input_tokens:,} in, {u.reviewer_output_tokens:,} out)",
+            f"agent {agent} ({amounts.in_out(u.input_tokens, u.output_tokens)})",
+            f"reviewers {amounts.tokens(u.reviewer_input_tokens + u.reviewer_output_tokens)} "
+            f"({amounts.in_out(u.reviewer_input_tokens, u.reviewer_output_tokens)})",
         ]
         if self.runs and self.unpriced == self.runs:
             parts.append("cost unknown (no prices for the model)")
         else:
-            money = f"${self.cost:.4f}" if self.cost < 1 else f"${self.cost:.2f}"
+            money = amounts.usd(self.cost)
             parts.append(money if not self.unpriced else f"{money} + {self.unpriced} run(s) of unknown price")
         return " · ".join(parts)

@@ -23,6 +23,7 @@ from quorum.cli.chat import slash
 from quorum.cli.chat.conversation import Conversation, SessionSpending
 from quorum.cli.chat.line_input import INTERRUPT
 from quorum.cli.run_setup import Display, ask_through, human_renderer
+from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted
 from quorum.infrastructure.terminal_text import printable
@@ -300,7 +301,7 @@ class ChatSession:
         return True
 
     async def _cost(self, _: str) -> bool:
-        spent = f"${self.spending.cost:.4f}"
+        spent = amounts.usd(self.spending.cost)
         if self.spending.unpriced:
             spent += f" + {self.spending.unpriced} run(s) of unknown price"
         cap = f" of the session's cap ${self.max_cost:g}" if self.max_cost is not None else " (no cap: --max-cost USD)"

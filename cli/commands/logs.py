@@ -1,8 +1,9 @@
 """``quorum logs list|show|search|rm``: browse the run log.
 
-Human output goes to stdout; ``--json`` prints JSON lines only: ``list`` one run summary per line,
-``show`` a ``{"type": "run", ...}`` summary line followed by every event exactly as ``run --json``
-emitted it (plus ``at``, when it was recorded), ``search`` one hit per line.
+Human output goes to stdout (``show`` renders the events through ``render.record``); ``--json``
+prints JSON lines only: ``list`` one run summary per line, ``show`` a ``{"type": "run", ...}``
+summary line followed by every event exactly as ``run --json`` emitted it (plus ``at``, when it
+was recorded), ``search`` one hit per line.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from quorum.cli.errors import handled
 from quorum.cli.flags import config_option, json_option
 from quorum.cli.run_log import open_run_store, resolve_run_id
 from quorum.composition.options import AppOptions
+from quorum.domain import amounts
 
 
 def _when(moment: datetime | None) -> str:
@@ -112,8 +114,6 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
 
 
 def _show_header(run: Any) -> None:
-    from quorum.cli.spend import cost_text, tokens_text
-
     usage = run.usage
     rows = [
         ("run", run.run_id),
@@ -126,8 +126,8 @@ def _show_header(run: Any) -> None:
         ("ended", _when(run.ended_at) if run.ended_at else None),
         ("status", run.status + (f" ({run.detail})" if run.detail else "")),
         ("turns", f"{run.turns}, {run.tool_calls} tool calls"),
-        ("tokens", tokens_text(usage)),
-        ("cost", cost_text(run.cost) if not run.interrupted else None),
+        ("tokens", amounts.run_tokens(usage)),
+        ("cost", amounts.usd_or(run.cost) if not run.interrupted else None),
     ]
     for label, value in rows:
         if value:
@@ -137,52 +137,14 @@ def _show_header(run: Any) -> None:
 
 
 def _show_events(events: list[Any]) -> None:
-    from quorum.cli.spend import cost_text, tokens_text
+    import sys
 
-    text: list[str] = []
+    from quorum.cli.render.record import RecordRenderer
 
-    def flush_text() -> None:
-        if text:
-            click.echo("  model: " + "".join(text).strip().replace("\n", "\n         "))
-            text.clear()
-
+    renderer = RecordRenderer(sys.stdout)
     for recorded in events:
-        event = recorded.event
-        if event.type != "text":
-            flush_text()
-        if event.type == "turn_started":
-            click.echo(f"\n── turn {event.turn} ── {_when(recorded.at)}")
-        elif event.type == "text":
-            text.append(event.text)
-        elif event.type == "tool_call":
-            arguments = json.dumps(event.arguments, ensure_ascii=False)
-            click.echo(f"  → {event.name} [{event.risk}] {arguments}  (id {event.id})")
-        elif event.type == "review":
-            verdict = "approved" if event.approved else "REJECTED"
-            rule = f", rule {event.rule}" if event.rule else ""
-            click.echo(f"    review of {event.call_id}: {verdict} by {event.decided_by}{rule}: {event.reason}")
-            for vote in event.votes:
-                click.echo(f"      - {vote.reviewer}: {vote.verdict} ({vote.latency_ms:g} ms) {vote.reason}")
-        elif event.type == "plan_proposed":
-            click.echo(f"  plan proposed ({event.call_id}, proposal {event.attempt}):")
-            for line in event.plan.numbered().splitlines():
-                click.echo(f"      {line}")
-        elif event.type == "plan_reviewed":
-            verdict = "approved" if event.approved else "REJECTED"
-            by = f" ({event.by})" if event.by else ""
-            click.echo(f"    plan {event.call_id}: {verdict} by {event.decided_by}{by}: {event.reason}")
-        elif event.type == "tool_result":
-            state = "rejected" if event.is_rejected else ("error" if event.is_error else "ok")
-            click.echo(f"  ← {event.name} {state} in {event.duration_ms:g} ms  (id {event.call_id})")
-            for line in event.output.splitlines() or [""]:
-                click.echo(f"      {line}")
-        elif event.type == "run_finished":
-            detail = f": {event.detail}" if event.detail else ""
-            click.echo(f"\n■ {event.stop_reason} after {event.turns} turn(s){detail}")
-            click.echo(f"  tokens {tokens_text(event.usage)} · cost {cost_text(event.cost)}")
-            if event.output:
-                click.echo(event.output)
-    flush_text()
+        renderer.show(recorded.event, recorded.at)
+    renderer.close()
 
 
 @logs.command("search")

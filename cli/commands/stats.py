@@ -9,7 +9,7 @@ import click
 from quorum.cli.errors import handled
 from quorum.cli.flags import config_option, json_option
 from quorum.cli.run_log import open_run_store
-from quorum.cli.spend import cost_text, tokens_text
+from quorum.domain import amounts
 
 
 def _ms(value: float | None) -> str:
@@ -34,9 +34,9 @@ def stats(as_json: bool, config_path: Path | None) -> None:
     click.echo(f"runs:       {totals.runs}" + (f" ({by_status})" if by_status else ""))
     click.echo(f"turns:      {totals.turns}")
     click.echo(f"tool calls: {totals.tool_calls}")
-    click.echo(f"tokens:     {tokens_text(totals.usage)}")
+    click.echo(f"tokens:     {amounts.run_tokens(totals.usage)}")
     unpriced = f" ({totals.unpriced_runs} run(s) without known prices not counted)" if totals.unpriced_runs else ""
-    click.echo(f"cost:       {cost_text(totals.cost)}{unpriced}")
+    click.echo(f"cost:       {amounts.usd_or(totals.cost)}{unpriced}")
     if totals.tools:
         width = max(len("TOOL"), *(len(t.name) for t in totals.tools))
         click.echo(f"\n{'TOOL':<{width}}  CALLS  ERRORS  REJECTED  ERROR RATE  MEDIAN DURATION")

@@ -1,6 +1,8 @@
 """Human output: the model's text on stdout; calls, decisions, results, live status and the final line on stderr.
 
-One renderer for every run event, dispatching on the event's class through ``_HANDLERS``. The
+One renderer for every run event, dispatching on the event's class through its ``HANDLERS``
+table; ``record.RecordRenderer`` is the same renderer with the table of a recorded run (``quorum
+logs show``). The
 words of decisions and of the final line come from ``words``; the answer is drawn by ``answer``
 (markdown on a terminal, plain text otherwise); the live status by ``live`` (only when stderr is
 a terminal; votes as they arrive and progress reports appear only there, never as printed
@@ -19,7 +21,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 from quorum.application import model_wording as say
 from quorum.application.plan_mode import PROPOSE_PLAN
@@ -27,6 +29,7 @@ from quorum.cli.render import words
 from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
 from quorum.cli.render.color import is_terminal
 from quorum.cli.render.live import LiveStatus
+from quorum.domain import amounts
 from quorum.domain.events import (
     ApprovalRequested,
     ContextCompacted,
@@ -62,23 +65,21 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def _invalid_problem(call: ToolCallEvent, result: ToolResultEvent) -> str | None:
-    """Why ``call`` was refused before review, when ``result`` is that refusal; else None.
+    """Why ``call`` was refused before review, when ``result`` is its ``invalid_arguments`` result; else None."""
+    if call.id != result.call_id or result.outcome != "invalid_arguments":
+        return None
+    return result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
 
-    The loop announces a call it cannot run (unknown tool, arguments that break the schema or
-    the bounds) as high-risk and answers it at once with an error, before any review: so a
-    high-risk call whose error result is the very next event, not a rejection and not the
-    loop's "not executed" note, is an invalid call.
-    """
-    if call.id != result.call_id or call.risk != "high" or not result.is_error or result.is_rejected:
-        return None
-    if result.output.startswith(say.NOT_EXECUTED):
-        return None
-    problem = result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
-    return problem
+
+Handler = Callable[[Any, Any], None]
+"""How a renderer shows one event: ``handler(renderer, event)``."""
 
 
 class HumanRenderer:
     """Renders run events for a person (see the module docstring)."""
+
+    HANDLERS: ClassVar[dict[type[Any], Handler]] = {}
+    """Event class → handler: every event the renderer shows (set below the class)."""
 
     def __init__(
         self,
@@ -111,7 +112,10 @@ class HumanRenderer:
                 self._invalid(pending, problem)
                 return
             self._announce(pending)
-        handler = _HANDLERS.get(type(event))
+        self._dispatch(event)
+
+    def _dispatch(self, event: RunEvent) -> None:
+        handler = self.HANDLERS.get(type(event))
         if handler is not None:
             handler(self, event)
 
@@ -147,7 +151,7 @@ class HumanRenderer:
             self._line(self._style(printable(f"  mcp {event.server}{logger} [{event.level}] {event.message}"), "dim"))
 
     def _on_context_compacted(self, event: ContextCompacted) -> None:
-        before, after = f"{event.tokens_before:,}", f"{event.tokens_after:,}"
+        before, after = amounts.count(event.tokens_before), amounts.count(event.tokens_after)
         count = event.messages_compacted
         line = f"  context compacted: ~{before} → ~{after} tokens ({count} messages; the run log keeps them whole)"
         self._line(self._style(line, "dim"))
@@ -207,8 +211,9 @@ class HumanRenderer:
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         if event.risk == "high":
-            # Said once the next event tells whether it is valid: an invalid call's result follows
-            # in the same step of the loop, so the call is said at the latest when that step yields.
+            # Held until the next event: an invalid call (announced high-risk) is answered with an
+            # ``invalid_arguments`` result in the same step of the loop, and said in one line with
+            # it; any other call is said at the latest when that step yields.
             self._pending_call = event
             with contextlib.suppress(RuntimeError):  # no running loop: said with the next event
                 asyncio.get_running_loop().call_soon(self.flush)
@@ -327,7 +332,7 @@ class HumanRenderer:
         self._line(self._style(printable(words.final_line(event, elapsed)), style), quiet_ok=True)
 
 
-_HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
+HumanRenderer.HANDLERS = {
     RunStarted: HumanRenderer._on_run_started,
     TurnStarted: HumanRenderer._on_turn_started,
     TextDelta: HumanRenderer._on_text,
@@ -348,4 +353,3 @@ _HANDLERS: dict[type[Any], Callable[[HumanRenderer, Any], None]] = {
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }
-"""Event class → handler: every run event the renderer shows, in one table."""

@@ -1,15 +1,16 @@
 """What the human output says about decisions and how a run ended: one place for the wording.
 
-Each function returns plain, unstyled text (the renderer styles and escapes it). The README's CLI
+Each function returns plain, unstyled text (the renderer styles and escapes it) worded from the
+events' fields (a stop's ``stop``, a panel's votes and ``votes_needed``), never from the
+sentences the application wrote: those are shown as they are, or not at all. The README's CLI
 section quotes these words, and ``tests/e2e/test_output_human.py`` pins them.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
+from quorum.domain import amounts
 from quorum.domain.events import PlanProposed, PlanReviewed, ReviewEvent, RunFinished
+from quorum.domain.review import counted
 
 _DONE = "end_turn"
 
@@ -41,7 +42,7 @@ def decision_line(event: ReviewEvent) -> str:
         approvals = sum(v.verdict == "approve" for v in event.votes)
         rejections = sum(v.verdict == "reject" for v in event.votes)
         cast = approvals + rejections
-        if event.rule is None or not event.votes or not re.match(r"(APPROVED|REJECTED) \d+/\d+ ", reason):
+        if event.rule is None or not counted(event.votes, event.votes_needed):
             return f"{word} by the review panel: {reason}" if reason else f"{word} by the review panel"
         count = approvals if event.approved else rejections
         panel = len(event.votes)
@@ -55,9 +56,16 @@ def decision_line(event: ReviewEvent) -> str:
     if event.decided_by == "policy":
         rule = f" {event.rule}" if event.rule else ""
         return f"{word} by rule{rule}: {reason}" if reason else f"{word} by rule{rule}"
-    inner = re.fullmatch(r"auto-(?:approved|rejected) \((.*)\)", reason)
-    said = inner.group(1) if inner else reason
+    said = _auto_reason(reason)
     return f"{word} automatically: {said}" if said else f"{word} automatically"
+
+
+def _auto_reason(reason: str) -> str:
+    """What an automatic decision's reason says without its ``auto-approved (…)`` wrapping."""
+    for word in ("auto-approved (", "auto-rejected ("):
+        if reason.startswith(word) and reason.endswith(")"):
+            return reason[len(word) : -1]
+    return reason
 
 
 def dissent(event: ReviewEvent | PlanReviewed) -> list[tuple[str, str, str]]:
@@ -67,32 +75,37 @@ def dissent(event: ReviewEvent | PlanReviewed) -> list[tuple[str, str, str]]:
     return [(v.reviewer, str(v.verdict), " ".join(v.reason.split())) for v in event.votes if v.verdict != "approve"]
 
 
+_AT_LIMIT = {
+    "max_turns": ("stopped: tool turn limit ({})", "stopped: tool turn limit"),
+    "timeout": ("timed out after {} s", "timed out"),
+    "rejected": ("stopped: {} calls rejected in a row", "stopped: calls rejected in a row"),
+    "no_plan": ("stopped: no plan approved in {} planning turns", "stopped: no plan approved"),
+}
+"""Stop reason → its words with the limit reached (``stop.limit``), and without (events recorded before it)."""
+
+
 def outcome(event: RunFinished) -> str:
-    """How the run ended, in words: ``done``, ``stopped: tool turn limit (10)``, ``timed out after 300 s``."""
+    """How the run ended, in words: ``done``, ``stopped: tool turn limit (10)``, ``timed out after 300 s``.
+
+    Numbers and call ids come from the event's ``stop``; an event recorded without one (before
+    it existed) is worded without them.
+    """
     reason = str(event.stop_reason)
     detail = " ".join((event.detail or "").split())
+    stop = event.stop
     if reason == _DONE:
         return "done"
-    if reason == "max_turns":
-        limit = re.search(r"\((\d+)\)", detail)
-        return f"stopped: tool turn limit ({limit.group(1)})" if limit else "stopped: tool turn limit"
-    if reason == "timeout":
-        after = re.search(r"after (\S+ s)", detail)
-        return f"timed out after {after.group(1)}" if after else "timed out"
-    if reason == "rejected":
-        count = re.match(r"(\d+) ", detail)
-        return f"stopped: {count.group(1)} calls rejected in a row" if count else "stopped: calls rejected in a row"
+    if reason in _AT_LIMIT:
+        with_limit, without = _AT_LIMIT[reason]
+        return with_limit.format(f"{stop.limit:g}") if stop is not None and stop.limit is not None else without
     if reason == "max_tokens":
         return f"stopped: {detail}" if detail else "stopped: token limit"
     if reason == "max_cost":
         return f"stopped: {detail}" if detail else "stopped: cost cap"
-    if reason == "no_plan":
-        limit = re.search(r"\((\d+)\)", detail)
-        return f"stopped: no plan approved in {limit.group(1)} planning turns" if limit else "stopped: no plan approved"
     if reason == "cancelled":
         return "cancelled"
     if reason == "awaiting_approval":
-        return waiting_words(detail)
+        return waiting_words(stop.waiting_calls if stop is not None else [])
     return f"failed: {detail}" if detail else "failed"
 
 
@@ -117,13 +130,11 @@ def plan_decision(event: PlanReviewed) -> str:
     return f"plan {line}{after}"
 
 
-def waiting_words(detail: str) -> str:
-    """``waiting for approval: 2 calls (c1, c2)`` from an ``awaiting_approval`` stop's detail."""
-    found = re.match(r"(\d+) call\(s\) wait for a person: (.*)", detail)
-    if not found:
+def waiting_words(calls: list[str]) -> str:
+    """``waiting for approval: 2 calls (c1, c2)`` for the ``calls`` waiting for a person."""
+    if not calls:
         return "waiting for approval"
-    count = int(found.group(1))
-    return f"waiting for approval: {count} call{'s' if count != 1 else ''} ({found.group(2)})"
+    return f"waiting for approval: {len(calls)} call{'s' if len(calls) != 1 else ''} ({', '.join(calls)})"
 
 
 def approve_hint(run_id: str) -> str:
@@ -131,23 +142,17 @@ def approve_hint(run_id: str) -> str:
     return f"decide with: quorum approve {run_id}  ·  quorum reject {run_id} --reason TEXT  ·  quorum pending {run_id}"
 
 
-def _count(number: int) -> str:
-    return f"{number:,}"
-
-
 def totals(event: RunFinished, elapsed: float) -> str:
     """``2 turns · 1,234 tokens (1,000 in, 234 out) · 0.4 s``, with reviewer tokens and cost when known."""
-    usage: Any = event.usage
+    usage = event.usage
     parts = [f"{event.turns} turn{'s' if event.turns != 1 else ''}"]
     tokens = usage.input_tokens + usage.output_tokens
-    parts.append(f"{_count(tokens)} tokens ({_count(usage.input_tokens)} in, {_count(usage.output_tokens)} out)")
-    # Reviewer tokens and cost are later additions to ``run_finished``: read them when present.
-    reviewer = getattr(usage, "reviewer_input_tokens", 0) + getattr(usage, "reviewer_output_tokens", 0)
+    parts.append(f"{amounts.tokens(tokens)} ({amounts.in_out(usage.input_tokens, usage.output_tokens)})")
+    reviewer = usage.reviewer_input_tokens + usage.reviewer_output_tokens
     if reviewer:
-        parts.append(f"reviewers {_count(reviewer)} tokens")
-    cost = getattr(event, "cost", None)
-    if cost:  # a free model (scripted, test) costs nothing worth a word
-        parts.append(f"${cost:.4f}" if cost < 1 else f"${cost:.2f}")
+        parts.append(f"reviewers {amounts.tokens(reviewer)}")
+    if event.cost:  # a free model (scripted, test) costs nothing worth a word
+        parts.append(amounts.usd(event.cost))
     parts.append(f"{elapsed:.1f} s")
     return " · ".join(parts)
 

@@ -10,7 +10,7 @@ from typing import Literal, Protocol
 
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.run_context import report_vote
-from quorum.domain.review import ReviewDecision, Verdict, Vote
+from quorum.domain.review import ReviewDecision, Verdict, Vote, milliseconds
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.scope import ApprovalScope, scope_for
 from quorum.infrastructure.tools.workspace import Workspace
@@ -155,7 +155,7 @@ class HumanReviewer:
             request = HumanRequest(call=call, context=context, why=why, votes=earlier, always=scope)
             started = self._clock()
             answer = await self._prompt.ask(request)
-            latency = round(self._clock() - started, 6)
+            latency_ms = milliseconds(self._clock() - started)
             approved = answer.choice in ("approve", "always")
             remembered = scope if answer.choice == "always" else None
             if remembered is not None:
@@ -165,7 +165,7 @@ class HumanReviewer:
             reviewer="human",
             verdict=Verdict.APPROVE if approved else Verdict.REJECT,
             reason=reason,
-            latency=latency,
+            latency_ms=latency_ms,
         )
         report_vote(vote)
         return ReviewDecision(approved=approved, decided_by="human", votes=(*earlier, vote), reason=reason)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.run_context import report_vote
-from quorum.domain.review import QuorumRule, ReviewDecision, Vote
+from quorum.domain.review import QuorumRule, ReviewDecision, Vote, milliseconds, votes_needed
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.prompts import arguments_json
 from quorum.infrastructure.review.voters import Voter, error_vote
@@ -27,7 +27,7 @@ class QuorumReviewer:
     Every member gets ``vote_timeout`` seconds; a late member casts an ``error`` vote, as do
     failing members. ``rule.evaluate(votes, min_votes=min_votes)`` decides over the cast votes, so
     too few answers reject ("not enough reviewers answered") instead of letting one model pass a
-    panel. Each vote carries its latency in seconds and is reported (``report_vote``) as soon as it
+    panel. Each vote carries its latency (milliseconds) and is reported (``report_vote``) as soon as it
     is cast, before the others. Never raises except for cancellation.
 
     Reviewers are shown the arguments whole, never a clipped view they might approve by mistake; a
@@ -73,7 +73,11 @@ class QuorumReviewer:
             tasks = [group.create_task(self._timed_vote(v, call, context)) for v in self._voters]
         votes = tuple(task.result() for task in tasks)
         approved, reason = self._rule.evaluate(votes, min_votes=self._min_votes)
-        return ReviewDecision(approved=approved, decided_by="quorum", votes=votes, rule=str(self._rule), reason=reason)
+        needed = votes_needed(len(votes), self._min_votes)
+        rule = str(self._rule)
+        return ReviewDecision(
+            approved=approved, decided_by="quorum", votes=votes, rule=rule, reason=reason, votes_needed=needed
+        )
 
     async def _timed_vote(self, voter: Voter, call: ToolCall, context: ReviewContext) -> Vote:
         started = self._clock()
@@ -86,7 +90,7 @@ class QuorumReviewer:
             raise
         except Exception as error:  # a voter breaking its own contract still only costs its vote
             vote = error_vote(voter.name, f"{type(error).__name__}: {error}")
-        vote = vote.model_copy(update={"latency": round(self._clock() - started, 6)})
+        vote = vote.model_copy(update={"latency_ms": milliseconds(self._clock() - started)})
         report_vote(vote)  # as it arrives; the decision repeats every vote
         return vote
 

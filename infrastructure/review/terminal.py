@@ -180,7 +180,7 @@ def render(request: HumanRequest, workspace: Workspace | None = None, *, full: b
         lines.append("votes:")
         for vote in request.votes:
             lines.append(
-                f"  {vote.verdict.value.upper():7} {vote.reviewer} ({vote.latency:.1f} s): "
+                f"  {vote.verdict.value.upper():7} {vote.reviewer} ({vote.latency_ms / 1000:.1f} s): "
                 f"{vote.reason or 'no reason given'}"
             )
     return printable("\n".join(lines) + "\n"), hidden + shortened

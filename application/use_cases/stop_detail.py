@@ -1,0 +1,44 @@
+"""What a run's stop was about, as data: the ``stop`` field of ``run_finished``.
+
+Read from the run's parameters and its state at the end, so the loop's stops stay a reason and a
+sentence (``run_finished.detail``) while renderers get numbers and ids to word for themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from quorum.application.execution import ExecutionParams
+from quorum.application.ports.pricing import PriceList
+from quorum.application.use_cases.run_state import RunState
+from quorum.domain.events import RunStopReason, StopDetail
+
+
+def stop_detail(
+    reason: RunStopReason,
+    params: ExecutionParams,
+    state: RunState,
+    prices: PriceList | None,
+    waiting: Sequence[str] = (),
+) -> StopDetail | None:
+    """The ``StopDetail`` of a run that stopped for ``reason``; None when there is nothing to add.
+
+    ``waiting`` are the ids of the calls left to a person (``awaiting_approval``).
+    """
+    if reason is RunStopReason.MAX_TURNS:
+        return StopDetail(limit=params.max_tool_turns)
+    if reason is RunStopReason.NO_PLAN:
+        return StopDetail(limit=params.max_plan_turns)
+    if reason is RunStopReason.REJECTED:
+        return StopDetail(limit=params.max_rejections)
+    if reason is RunStopReason.TIMEOUT:
+        return StopDetail(limit=params.timeout_seconds)
+    if reason is RunStopReason.MAX_TOKENS:
+        budget, used = params.max_total_tokens, state.usage.total_tokens
+        over = budget is not None and used > budget  # else the model hit its output token limit
+        return StopDetail(limit=budget, used=used) if over else StopDetail()
+    if reason is RunStopReason.MAX_COST:
+        return StopDetail(limit=state.cost_cap, used=state.cost(prices))
+    if reason is RunStopReason.AWAITING_APPROVAL:
+        return StopDetail(waiting_calls=list(waiting))
+    return None
