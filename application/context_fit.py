@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from quorum.application.compaction import (
     DEFAULT_CONTEXT_WINDOW,
@@ -17,11 +17,23 @@ from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
 from quorum.domain.events import ContextCompacted
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, Usage
 
 if TYPE_CHECKING:
     from quorum.application.execution import RunRequest
-    from quorum.application.use_cases.run_state import RunState
+
+
+class CompactedRun(Protocol):
+    """What compaction reads and changes of a run's state (``RunState`` is one).
+
+    A protocol, not the state's class: the state holds its ``ContextFit``, and the two modules
+    would import each other otherwise.
+    """
+
+    session: LlmSession
+    turns: int
+    usage: Usage
+    sampled: list[tuple[str, Usage]]
 
 
 SUMMARY_WORTH = 0.1
@@ -70,7 +82,7 @@ class ContextFit:
         """Take the tokens ``response`` reports (it joined ``session``'s history)."""
         self.meter.observe(response.usage, len(session.history()))
 
-    async def before(self, state: RunState, turn: TurnInput | None, *, force: bool = False) -> bool:
+    async def before(self, state: CompactedRun, turn: TurnInput | None, *, force: bool = False) -> bool:
         """Compact ``state.session`` when sending ``turn`` would pass the threshold (or ``force``); True if it did."""
         history = state.session.history()
         sent = turn.message() if turn is not None else None
