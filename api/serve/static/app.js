@@ -70,6 +70,13 @@ function el(tag, className, text) {
   return node;
 }
 
+// Money reads as everywhere in Quorum (quorum.domain.amounts): four decimals below a dollar,
+// cents from a dollar on, thousands separated.
+function usd(amount) {
+  const digits = Math.abs(amount) < 1 ? 4 : 2;
+  return "$" + amount.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
 function firstLines(text, n) {
   const lines = text.split("\n");
   return lines.slice(0, n).join("\n") + (lines.length > n ? "\n…" : "");
@@ -174,7 +181,7 @@ class RunView {
     if (e.stop_reason === "awaiting_approval") { showPending(this.runId); return; }
     this.finished = true;
     const u = e.usage || {};
-    const cost = e.cost == null ? "cost unknown" : "$" + e.cost.toFixed(4);
+    const cost = e.cost == null ? "cost unknown" : usd(e.cost);
     const line = el("p", "end", `${e.stop_reason} · ${u.input_tokens ?? 0} in / ${u.output_tokens ?? 0} out tokens · ${cost}`);
     $("log").append(line);
     if (e.stop_reason === "error" || e.stop_reason === "cancelled") {
