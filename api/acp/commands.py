@@ -45,9 +45,7 @@ def _model(session: AcpSession, wanted: str) -> str:
             return f"No model: {error}"
         return f"Model: {current}"
     try:
-        model_id = gateway.resolve(wanted)
-        gateway.session(model_id, None)  # an unknown provider or a missing key: said now
+        model_id = session.conversation.switch_model(container, wanted)  # a missing key: said now
     except QuorumError as error:
         return f"Model unchanged: {container.redactor().text(str(error))}"
-    session.model = model_id
     return f"Model: {model_id}"

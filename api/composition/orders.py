@@ -45,7 +45,8 @@ class RunOrder:
         hil_mode: this run's human step in place of ``[review] hil_mode`` (None: the configured one).
         always: "always approve" answers already given, approving calls in their scopes unasked.
         refused: "always reject" scopes: a call in one is rejected before any question or mode.
-            Read at each call, so a driver may pass a list it extends while the run goes on.
+            Read at each call, so a driver passes a list it extends while the run goes on (an
+            editor session's, empty at first); None: the driver has no such answer.
         max_cost_usd: this run's cost cap in place of ``[agent] max_cost_usd`` (a chat session's
             remainder of its own cap).
         observers: the driver's observers (a renderer, an event stream), after the recorder.
@@ -64,7 +65,7 @@ class RunOrder:
     human: HumanPrompt | None = None
     hil_mode: HilMode | None = None
     always: tuple[ApprovalScope, ...] = ()
-    refused: Sequence[ApprovalScope] = ()
+    refused: Sequence[ApprovalScope] | None = None
     max_cost_usd: float | None = None
     observers: tuple[RunObserver | None, ...] = ()
     tool_notes: bool = True

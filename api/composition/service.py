@@ -93,7 +93,7 @@ class RunService:
         if order.human is not None:  # else the composition's own (the terminal when interactive)
             chosen["prompt"] = order.human
         reviewer = container.reviewer(**chosen)
-        if order.refused:
+        if order.refused is not None:
             from quorum.composition.paths import workspace_of
             from quorum.composition.refusals import RefusingStep
             from quorum.infrastructure.tools.workspace import Workspace

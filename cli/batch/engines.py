@@ -2,8 +2,8 @@
 
 Local: one composition per workspace, open as one ``Runtime`` (the configuration, the plugins, the
 gateway, the tools, the run store are shared by the runs in it; the system prompt with the tool
-sources' notes is computed once), and for every task ``prepare_run`` and a fresh ``RunAgent``, so
-each run has its own reviewer, recorder and observers and runs never see each other's state
+sources' notes is computed once), and for every task a ``RunOrder`` to its run service, which gives
+the run its own agent, reviewer, recorder and observers: runs never see each other's state
 (decision 060).
 
 Temporal: ``temporal_engine`` is the one function to provide — an engine whose ``run`` starts the
@@ -61,14 +61,14 @@ class LocalEngine:
         await runtime.system_prompt()
 
     async def run(self, task: BatchTask, run_id: str) -> TaskOutcome:
-        from quorum.composition.runs import prepare_run
+        from quorum.composition.orders import RunOrder
+        from quorum.composition.service import RunService
 
         runtime = self.runtime(task.workspace)
         if task.workspace not in self._ready:  # the first task of a workspace prepares it for the others
             self._ready[task.workspace] = asyncio.ensure_future(self._prepare(runtime))
         await asyncio.shield(self._ready[task.workspace])
-        prepared = await prepare_run(runtime, task.task, model=task.model, run_id=run_id)
-        result = await runtime.execute(prepared)  # a new agent, reviewer and recorder
+        result = await RunService(runtime).run(RunOrder(task.task, model=task.model, run_id=run_id))
         return TaskOutcome(
             task=task,
             run_id=result.run_id,
