@@ -2,15 +2,56 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from quorum.domain.errors import QuorumError
 
 if TYPE_CHECKING:
-    from quorum.acp.session import AcpSession
+    from quorum.acp.permission import SessionScopes
+    from quorum.composition.conversation import Conversation
+    from quorum.composition.runtime import Runtime
+    from quorum.domain.events import RunFinished
 
 
-async def answer(session: AcpSession, name: str, argument: str) -> str:
+class CommandSession(Protocol):
+    """What the commands read of a session (an ``AcpSession``; typed here so neither imports the other)."""
+
+    @property
+    def runtime(self) -> Runtime:
+        """The session's open composition."""
+        ...
+
+    @property
+    def mode(self) -> str:
+        """The session mode."""
+        ...
+
+    @property
+    def scopes(self) -> SessionScopes:
+        """The session's "always" answers."""
+        ...
+
+    @property
+    def finished(self) -> list[RunFinished]:
+        """The session's runs' ``run_finished`` events."""
+        ...
+
+    @property
+    def conversation(self) -> Conversation:
+        """The session's chain of runs."""
+        ...
+
+    @property
+    def model(self) -> str | None:
+        """The model of the next prompt."""
+        ...
+
+    def reviewer(self) -> Any:
+        """The review the next run gets."""
+        ...
+
+
+async def answer(session: CommandSession, name: str, argument: str) -> str:
     """The text answering ``/name argument`` in ``session``."""
     container = session.runtime.container
     if name == "tools":
@@ -33,7 +74,7 @@ async def answer(session: AcpSession, name: str, argument: str) -> str:
     return _model(session, argument)
 
 
-def _model(session: AcpSession, wanted: str) -> str:
+def _model(session: CommandSession, wanted: str) -> str:
     from quorum.composition.model_choice import choose_model
 
     container = session.runtime.container

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError, helpers
 from acp.schema import StopReason
 
+from quorum.acp.commands import answer
 from quorum.acp.modes import Mode, hil_mode_of, parse_command
 from quorum.acp.permission import SessionScopes
 from quorum.acp.updates import EventTranslator, UpdatePump
@@ -139,8 +140,6 @@ class AcpSession:
                 return "end_turn"
             task, plan = command[1], True
         elif command is not None:
-            from quorum.acp.commands import answer
-
             await self._send(helpers.update_agent_message_text(await answer(self, *command)))
             return "end_turn"
         self._plan_next = False

@@ -6,6 +6,7 @@ translates its protocol into a ``RunOrder``; ``quorum approve``/``reject`` and `
 here, never an override of the composition's wiring (decision 190): the person asked about
 high-risk calls is the ``human`` port, the approval mode and the earlier "always" answers are
 fields, and so are the cost cap and the observers (the driver's renderer or event stream).
+A ``PreparedRun`` is an order made ready: its ``RunRequest`` and its observers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from quorum.application.execution import RunRequest
     from quorum.application.ports.observer import RunObserver
     from quorum.domain.messages import Message
     from quorum.domain.tools import ImagePart
@@ -97,3 +99,19 @@ class DecisionOrder:
     always: tuple[ApprovalScope, ...] = ()
     observers: tuple[RunObserver | None, ...] = ()
     cancel: bool = False
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run ready to execute.
+
+    Attributes:
+        request: what the loop runs (model resolved to ``provider:model``, the system prompt with
+            the tool sources' notes unless the run goes to Temporal, whose worker adds its own).
+        observer: who sees the run's events: the run log's recorder, then the driver's observers.
+        parent_run_id: the recorded run this one continues (``--continue``, a chat's previous message).
+    """
+
+    request: RunRequest
+    observer: RunObserver
+    parent_run_id: str | None = None

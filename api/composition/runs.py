@@ -9,14 +9,13 @@ clients).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from quorum.application.execution import RunRequest
 from quorum.application.ports.observer import RunObserver
 from quorum.composition.model_choice import choose_model
 from quorum.composition.observers import FanOut, build_recorder
-from quorum.composition.orders import RunOrder
+from quorum.composition.orders import PreparedRun, RunOrder
 from quorum.composition.prompts import system_prompt, with_tool_notes
 
 if TYPE_CHECKING:
@@ -24,22 +23,6 @@ if TYPE_CHECKING:
     from quorum.domain.messages import Message
 
 __all__ = ["PreparedRun", "plan_override", "prepare", "prepare_run", "system_prompt", "with_tool_notes"]
-
-
-@dataclass(frozen=True)
-class PreparedRun:
-    """A run ready to execute.
-
-    Attributes:
-        request: what the loop runs (model resolved to ``provider:model``, the system prompt with
-            the tool sources' notes unless the run goes to Temporal, whose worker adds its own).
-        observer: who sees the run's events: the run log's recorder, then the driver's observers.
-        parent_run_id: the recorded run this one continues (``--continue``, a chat's previous message).
-    """
-
-    request: RunRequest
-    observer: RunObserver
-    parent_run_id: str | None = None
 
 
 def plan_override(plan: bool | None) -> dict[str, Any]:

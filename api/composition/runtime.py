@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from quorum.application.execution import RunResult
     from quorum.application.ports.run_store import RunStore
     from quorum.composition.container import Container
-    from quorum.composition.runs import PreparedRun
+    from quorum.composition.orders import PreparedRun
     from quorum.domain.secrets import Secret
     from quorum.infrastructure.plugins.contracts import LinePrompt
 

@@ -6,7 +6,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quorum.composition.runs import PreparedRun
+    from quorum.composition.orders import PreparedRun
     from quorum.infrastructure.config.schema import Settings
     from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.engines.temporal.messages import RunSpec
