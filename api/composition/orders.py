@@ -42,8 +42,9 @@ class RunOrder:
         tools: which tools are offered (``ask``: ``low_risk_only``).
         plan: plan mode for this run; None: ``[agent] plan`` decides.
         human: who is asked about a high-risk call (the terminal, an editor's permission request,
-            an embedding application's callback); None: the terminal when the composition is
-            interactive, else ``hil_mode``'s rule decides without asking.
+            an embedding application's callback), when the composition is interactive
+            (``AppOptions.interactive``); None: the terminal then. Without a person to ask,
+            ``hil_mode``'s rule decides.
         hil_mode: this run's human step in place of ``[review] hil_mode`` (None: the configured one).
         always: "always approve" answers already given, approving calls in their scopes unasked.
         refused: "always reject" scopes: a call in one is rejected before any question or mode.

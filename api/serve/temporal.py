@@ -32,7 +32,9 @@ class TemporalRuns:
 
     def enabled(self) -> bool:
         """Whether new runs go to Temporal."""
-        return bool(self._engine().kind == "temporal")
+        from quorum.composition.engines import engine_kind
+
+        return engine_kind(self._runtime.container.settings()) == "temporal"
 
     async def client(self) -> Any:
         if self._client is None:

@@ -89,7 +89,7 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
     from quorum.cli.batch.tasks import TaskEngine, plan, read_tasks, run_tasks
     from quorum.cli.compose import compose
     from quorum.cli.signals import signals_cancel_current_task
-    from quorum.infrastructure.engines.settings import EngineSettings
+    from quorum.composition.engines import engine_kind
 
     tasks = read_tasks(tasks_file)
     options, settings = _batch_options(options, engine)
@@ -99,7 +99,7 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
     finished, to_run = plan(tasks, store)
     runner: TaskEngine
     local: LocalEngine | None = None
-    if settings.section(EngineSettings).kind == "temporal":
+    if engine_kind(settings) == "temporal":
         runner = temporal_engine(composition)
     else:
         runner = local = LocalEngine(options, composition)

@@ -193,17 +193,17 @@ async def _execute(
 ) -> int:
     from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
+    from quorum.composition.engines import engine_kind
     from quorum.composition.orders import RunOrder
     from quorum.composition.runtime import Runtime
     from quorum.composition.service import RunService
     from quorum.domain.errors import UsageError
-    from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.review.settings import ReviewSettings
 
     renderer = renderer_for(options.json, display)
     container = compose(options)
     settings = container.settings()
-    temporal = settings.section(EngineSettings).kind == "temporal"
+    temporal = engine_kind(settings) == "temporal"
     if detach and not temporal:
         raise UsageError("--detach starts the run on Temporal: give --engine temporal (or [engine] kind)")
     asks_here = not options.json and options.interactive and not temporal
