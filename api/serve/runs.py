@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quorum.application import model_wording as say
+from quorum.composition.engines import engine_kind
 from quorum.composition.service import RunElsewhere, RunService
+from quorum.composition.temporal_engine import TemporalEngine
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent, RunStarted
-from quorum.serve.temporal import TemporalRuns
 
 if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
@@ -75,7 +76,7 @@ class RunHub:
         self.served: set[str] = set()  # runs started or continued here: watched for [review] approval_timeout
         self._starts: OrderedDict[str, RunStarted] = OrderedDict()  # the newest runs' starts, as recorded
         self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
-        self.temporal = TemporalRuns(runtime)
+        self.temporal = TemporalEngine(runtime)  # runs on Temporal (``[engine] kind``)
         self.service = RunService(runtime)
 
     @functools.cached_property
@@ -136,11 +137,12 @@ class RunHub:
             if self.store.get_run(parent) is None:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
-        if self.temporal.enabled():
+        if engine_kind(self.runtime.container.settings()) == "temporal":
             from quorum.composition.temporal_spec import refuse_plan_mode
 
             refuse_plan_mode("always" if plan else "off")  # [agent] plan = "always": refused by run_spec
-            return await self.temporal.start(task, model=model, history=history, parent=parent)
+            order = RunOrder(task, model=model, history=tuple(history), parent_run_id=parent)
+            return await self.temporal.start_recorded(order, hil_mode="defer")
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()
         order = RunOrder(
@@ -223,7 +225,7 @@ class RunHub:
             raise Conflict(f"run {run_id}: {', '.join(call_ids) or 'nothing'} is not pending")
         decisions = [CallDecision(call_id=c, approved=approve, by=by, reason=reason) for c in chosen]
         try:
-            return await self.temporal.decide(run_id, decisions)
+            return await self.temporal.signal(run_id, decisions)
         except UsageError as error:  # another server or a terminal claimed it first
             raise Conflict(str(error)) from None
 

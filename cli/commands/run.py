@@ -235,9 +235,7 @@ async def _execute(
         from quorum.cli.temporal_runs import execute_temporal
 
         async with runtime:
-            return await execute_temporal(
-                runtime, await service.prepare(order), options=options, renderer=renderer, detach=detach
-            )
+            return await execute_temporal(runtime, order, options=options, renderer=renderer, detach=detach)
     return await run_in_foreground(
         runtime, renderer, lambda: service.run(order), low_risk_only=low_risk_only, as_json=options.json
     )
