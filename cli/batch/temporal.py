@@ -20,19 +20,18 @@ class TemporalTaskEngine:
     """
 
     def __init__(self, container: Any) -> None:
+        from quorum.composition.runtime import Runtime
+        from quorum.composition.temporal_engine import TemporalEngine
+
         self._container = container
         self._settings = container.settings()
         self._engine = temporal_settings(self._settings)
-        self._client: Any = None
+        self._temporal = TemporalEngine(Runtime(container))  # the one client of the batch
         self._connecting = asyncio.Lock()
 
     async def _connected(self) -> Any:
-        from quorum.infrastructure.engines.temporal.client import connect
-
-        async with self._connecting:
-            if self._client is None:
-                self._client = await connect(self._engine)
-        return self._client
+        async with self._connecting:  # tasks start at once: one connection for all
+            return await self._temporal.client()
 
     async def run(self, task: BatchTask, run_id: str) -> TaskOutcome:
         from quorum.composition.model_choice import choose_model
