@@ -18,6 +18,7 @@ from quorum.composition.orders import RunOrder
 from quorum.composition.runs import prepare
 
 if TYPE_CHECKING:
+    from quorum.application.execution import RunResult
     from quorum.application.ports.approvals import CallDecision
     from quorum.composition.runtime import Runtime
 
@@ -46,8 +47,36 @@ class TemporalEngine:
             self._client = await connect(self._settings())
         return self._client
 
+    async def run(self, order: RunOrder) -> RunResult:
+        """Start ``order`` (``[review] hil_mode``) and follow its events in the run log to its stop.
+
+        Raises:
+            UsageError: as ``start``.
+            RunFailure: the workflow ended without recording the run's end.
+        """
+        from quorum.composition.observers import FanOut
+        from quorum.composition.stores import as_approvals
+        from quorum.domain.errors import RunFailure
+        from quorum.infrastructure.engines.temporal.client import follow, result_of
+        from quorum.infrastructure.review.settings import ReviewSettings
+
+        container = self._runtime.container
+        store = as_approvals(container.run_store())  # the workers record there: the run is followed there
+        run_id, handle = await self.start(order, hil_mode=container.settings().section(ReviewSettings).hil_mode)
+        ended = asyncio.ensure_future(handle.result())
+        try:
+            finished, _ = await follow(store, run_id, FanOut(order.observers), ended=ended)
+        finally:
+            ended.cancel()
+        if finished is None:
+            error = ended.exception() if ended.done() and not ended.cancelled() else None
+            raise RunFailure(f"the run's workflow failed: {getattr(error, 'cause', None) or error}")
+        return result_of(run_id, finished)
+
     async def start(self, order: RunOrder, *, hil_mode: str) -> tuple[str, Any]:
         """Start ``order`` as a workflow (the workers add the tool sources' notes); its run id and handle.
+
+        The run id is the order's, else a new one.
 
         Raises:
             UsageError: no model, an unknown one, or plan mode (refused on Temporal).
