@@ -13,7 +13,6 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from quorum.composition.engines import temporal_settings
 from quorum.composition.orders import RunOrder
 from quorum.composition.runs import prepare
 
@@ -37,7 +36,11 @@ class TemporalEngine:
         self._client: Any = None
 
     def _settings(self) -> Any:
-        return temporal_settings(self._runtime.container.settings())
+        """``[engine]``, after checking that the Temporal SDK is installed."""
+        from quorum.infrastructure.engines.settings import EngineSettings, require_temporal
+
+        require_temporal()
+        return self._runtime.container.settings().section(EngineSettings)
 
     async def client(self) -> Any:
         """The Temporal client (connected once)."""
