@@ -1,9 +1,10 @@
 """``Agent``: Quorum as a library — a model, tools and review, running any number of tasks at once.
 
 A driver beside the CLI: it builds the same composition (``quorum.composition``) from keyword
-arguments instead of files and flags, holds it open as one ``Runtime``, and prepares each run with
-``prepare_run`` (its own reviewer, recorder and event stream; see docs/decisions/060-python-api.md
-and 120-one-composition.md).
+arguments instead of files and flags, holds it open as one ``Runtime``, and hands each run to the
+run service as a ``RunOrder`` (its own reviewer asking the ``Review``'s human callback, recorder
+and event stream; see docs/decisions/060-python-api.md, 120-one-composition.md and
+190-one-run-service.md).
 """
 
 from __future__ import annotations
@@ -243,16 +244,24 @@ class Agent:
         listener: Callable[[RunEvent], None] | None,
         plan: bool | None = None,
     ) -> RunResult:
-        from quorum.composition.runs import prepare_run
+        from quorum.composition.orders import RunOrder
+        from quorum.composition.service import RunService
 
         runtime = self._compose()
         events: list[RunEvent] = []
         observers: list[Any] = [_Collector(events)]
         if listener is not None:
             observers.append(_Listener(listener))
-        run_id = uuid.uuid4().hex[:16]
-        prepared = await prepare_run(runtime, task, history=history, run_id=run_id, observers=observers, plan=plan)
-        result = await runtime.execute(prepared)
+        human = self._review.human
+        order = RunOrder(
+            task,
+            history=history,
+            run_id=uuid.uuid4().hex[:16],
+            observers=tuple(observers),
+            plan=plan,
+            human=CallbackPrompt(human) if human is not None else None,
+        )
+        result = await RunService(runtime).run(order)
         return RunResult(**result.model_dump(), events=tuple(events))
 
 
@@ -329,10 +338,9 @@ def _container(
     from quorum.infrastructure.config.layers import Layer, merge, read_toml
     from quorum.infrastructure.config.loader import RawConfig
 
-    human = review.human
+    human = review.human  # asked through each run's order (``_run``)
     overrides: dict[str, Any] = {
         "extra_plugins": [(f"quorum.agent.tools.{uuid.uuid4().hex[:8]}", _ToolsPlugin(tools))] if tools else [],
-        "human_prompt": CallbackPrompt(human) if human is not None else None,
         "on_elicitation": on_elicitation,
     }
     if layers == "all":

@@ -1,6 +1,5 @@
-"""The ``quorum`` command line: its commands, the terminal renderer, the chat and batch runs.
+"""The ``quorum`` command line: a driver on ``quorum.composition`` (commands, options, errors → exit codes).
 
-A driver like the others, not the composition: a command that needs the application builds it
-through ``quorum.composition`` (``quorum.cli.compose``), the one composition every driver runs on,
-and no other driver is imported.
+Commands translate flags into the composition's orders and render the run's events; they never
+wire the composition (decision 190).
 """

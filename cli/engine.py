@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-if TYPE_CHECKING:
-    from quorum.infrastructure.config.schema import Settings
-    from quorum.infrastructure.engines.settings import EngineSettings
+from quorum.composition.engines import temporal_settings
+
+__all__ = ["engine_option", "engine_overrides", "leave", "temporal_settings"]
 
 engine_option = click.option(
     "--engine",
@@ -26,18 +26,6 @@ engine_option = click.option(
 def engine_overrides(engine: str | None) -> dict[str, Any]:
     """The config override ``--engine`` stands for."""
     return {"engine": {"kind": engine}} if engine else {}
-
-
-def temporal_settings(settings: Settings) -> EngineSettings:
-    """``[engine]`` of ``settings`` after checking that the Temporal SDK is installed.
-
-    Raises:
-        ConfigurationError: the ``temporal`` extra is missing.
-    """
-    from quorum.infrastructure.engines.settings import EngineSettings, require_temporal
-
-    require_temporal()
-    return settings.section(EngineSettings)
 
 
 def leave(code: int) -> None:

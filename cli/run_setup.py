@@ -50,18 +50,19 @@ def human_renderer(display: Display) -> Any:
     return HumanRenderer(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
 
 
-def ask_through(container: Any, renderer: Any, tty_fd: int | None, settings: Any) -> None:
-    """The human review asks on the terminal (``tty_fd`` when stdin is a pipe) beside the renderer."""
-    from dependency_injector import providers
+def terminal_prompts(renderer: Any, tty_fd: int | None, settings: Any) -> tuple[Any, Any]:
+    """Who asks on the terminal (``tty_fd`` when stdin is a pipe) beside the renderer.
 
+    Returns the ``HumanPrompt`` of the review (a run order's ``human``) and the ``LinePrompt``
+    answering MCP servers' questions (the runtime's ``line_prompt``).
+    """
     from quorum.cli.render.prompt import RendererLinePrompt, RendererPrompt
     from quorum.composition.paths import workspace_of
     from quorum.infrastructure.review.terminal import TerminalPrompt
     from quorum.infrastructure.tools.workspace import Workspace
 
     terminal = TerminalPrompt(tty_fd, workspace=Workspace(workspace_of(settings)))
-    container.human_prompt.override(providers.Object(RendererPrompt(terminal, renderer)))
-    container.line_prompt.override(providers.Object(RendererLinePrompt(terminal, renderer)))  # MCP servers ask too
+    return RendererPrompt(terminal, renderer), RendererLinePrompt(terminal, renderer)
 
 
 def continuation_of(container: Any, run_id: str | None) -> Any:
@@ -106,7 +107,8 @@ async def run_in_foreground(
 ) -> int:
     """Run one run to its end in this process inside ``runtime``; the command's exit code.
 
-    ``execute()`` prepares the run (``prepare_run``) and runs it, returning its ``RunResult``.
+    ``execute()`` runs it through the run service (``RunService.run`` or ``decide``), returning
+    its ``RunResult``.
     Around it: the sandbox requirement, SIGTERM/SIGHUP ending the run as Ctrl+C does (exit
     ``128 + signal``), and the clean-up (the renderer, then the runtime: tool sources, provider
     clients, the run store; then the tool sources' warnings).

@@ -15,42 +15,38 @@ from typing import Any
 
 import click
 
-from quorum.cli.engine import temporal_settings
-
 
 async def execute_temporal(
     runtime: Any,
-    prepared: Any,
+    order: Any,
     *,
     options: Any,
     renderer: Any,
     detach: bool,
 ) -> int:
-    """Start ``prepared`` (a ``PreparedRun``) on Temporal; follow it unless ``detach``. Returns the exit code."""
+    """Start ``order`` (a ``RunOrder``) on Temporal; follow it unless ``detach``. Returns the exit code."""
     from quorum.cli.run_setup import exit_code
+    from quorum.composition.engines import temporal_settings
+    from quorum.composition.temporal_engine import TemporalEngine
     from quorum.domain.errors import UsageError
+    from quorum.infrastructure.review.settings import ReviewSettings
 
-    container, request = runtime.container, prepared.request
+    container = runtime.container
     settings = container.settings()
-    engine = temporal_settings(settings)
+    temporal_settings(settings)  # the extra is installed
     store = container.run_store()
     if store is None:
         raise UsageError("the Temporal engine records runs in the run log, which is disabled for this run")
-    if request.history and prepared.parent_run_id is None:
+    if order.history and order.parent_run_id is None:
         raise UsageError("a run on Temporal continues recorded runs only (--continue/--resume)")
-    from quorum.composition.temporal_spec import run_spec
-    from quorum.infrastructure.engines.temporal.client import connect, start_run
-    from quorum.infrastructure.review.settings import ReviewSettings
-
     hil_mode = "auto_approve" if options.yes else settings.section(ReviewSettings).hil_mode
-    spec = run_spec(prepared, settings, engine, hil_mode=hil_mode)
-    client = await connect(engine)
-    handle = await start_run(client, spec, engine.task_queue)
+    engine = TemporalEngine(runtime)
+    run_id, handle = await engine.start(order, hil_mode=hil_mode)
     if detach:
-        click.echo(spec.run_id)
+        click.echo(run_id)
         return 0
     ask = hil_mode == "interactive" and options.interactive and not options.json
-    result = await follow_run(client, store, spec.run_id, renderer, handle=handle, ask=ask)
+    result = await follow_run(await engine.client(), store, run_id, renderer, handle=handle, ask=ask)
     renderer.close()
     return exit_code(result, as_json=options.json)
 
@@ -127,12 +123,14 @@ def decide_on_temporal(request: Any, options: Any, display: Any) -> int | None:
 async def _decide(container: Any, request: Any, options: Any, display: Any) -> int | None:
     from quorum.application.ports.approvals import CallDecision
     from quorum.cli.run_setup import exit_code, renderer_for
+    from quorum.composition.runtime import Runtime
     from quorum.composition.stores import as_approvals
+    from quorum.composition.temporal_engine import TemporalEngine
     from quorum.domain.errors import UsageError
-    from quorum.infrastructure.engines.temporal.client import claim_and_signal, connect, running
+    from quorum.infrastructure.engines.temporal.client import running
 
-    engine = temporal_settings(container.settings())
-    client = await connect(engine)
+    engine = TemporalEngine(Runtime(container))
+    client = await engine.client()
     if not await running(client, request.run_id):
         return None
     store = as_approvals(container.run_store())
@@ -153,7 +151,8 @@ async def _decide(container: Any, request: Any, options: Any, display: Any) -> i
         from quorum.composition.model_choice import choose_model
 
         model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
-    await claim_and_signal(client, store, request.run_id, decisions, model_id=model_id)  # once, whoever races
+    if not await engine.signal(request.run_id, decisions, model_id=model_id):  # claimed once, whoever races
+        return None  # its workflow ended meanwhile: the caller continues the run here
     renderer = renderer_for(options.json, display)
     handle = client.get_workflow_handle(request.run_id)
     result = await follow_run(client, store, request.run_id, renderer, handle=handle, ask=False, after_seq=after)

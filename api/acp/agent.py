@@ -163,8 +163,6 @@ class QuorumAgent:
             RequestError: a bad ``cwd`` or MCP server, an invalid configuration, a required
                 sandbox missing (nothing is left open then).
         """
-        from dependency_injector import providers
-
         from quorum.acp.client_inputs import session_cwd
         from quorum.acp.compose import session_container
         from quorum.composition.runtime import Runtime
@@ -192,7 +190,7 @@ class QuorumAgent:
                 mode=mode,
                 scopes=scopes,
             )
-            prompt = EditorPrompt(
+            session.permission = EditorPrompt(
                 lambda tool_call, choices: self._conn.request_permission(
                     session_id=session_id, tool_call=tool_call, options=choices
                 ),
@@ -201,7 +199,6 @@ class QuorumAgent:
                 before_asking=session.flush,
                 tool_content=session.tool_content,
             )
-            container.human_prompt.override(providers.Object(prompt))
         except Exception as error:
             if runtime is not None:
                 await runtime.aclose()  # nothing of a session that failed to open stays open

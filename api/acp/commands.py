@@ -12,23 +12,47 @@ from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
 
 if TYPE_CHECKING:
-    from quorum.acp.modes import Mode
     from quorum.acp.permission import SessionScopes
+    from quorum.composition.conversation import Conversation
     from quorum.composition.runtime import Runtime
     from quorum.domain.events import RunFinished
 
 
 class CommandSession(Protocol):
-    """What the slash commands read of a session (``AcpSession``), and its model, which ``/model`` sets."""
+    """What the commands read of a session (an ``AcpSession``; typed here so neither imports the other)."""
 
-    runtime: Runtime
-    model: str | None
-    mode: Mode
-    scopes: SessionScopes
-    finished: list[RunFinished]
+    @property
+    def runtime(self) -> Runtime:
+        """The session's open composition."""
+        ...
+
+    @property
+    def mode(self) -> str:
+        """The session mode."""
+        ...
+
+    @property
+    def scopes(self) -> SessionScopes:
+        """The session's "always" answers."""
+        ...
+
+    @property
+    def finished(self) -> list[RunFinished]:
+        """The session's runs' ``run_finished`` events."""
+        ...
+
+    @property
+    def conversation(self) -> Conversation:
+        """The session's chain of runs."""
+        ...
+
+    @property
+    def model(self) -> str | None:
+        """The model of the next prompt."""
+        ...
 
     def reviewer(self) -> Any:
-        """The review the session's next run gets."""
+        """The review the next run gets."""
         ...
 
 
@@ -67,9 +91,7 @@ def _model(session: CommandSession, wanted: str) -> str:
             return f"No model: {error}"
         return f"Model: {current}"
     try:
-        model_id = gateway.resolve(wanted)
-        gateway.session(model_id, None)  # an unknown provider or a missing key: said now
+        model_id = session.conversation.switch_model(container, wanted)  # a missing key: said now
     except QuorumError as error:
         return f"Model unchanged: {container.redactor().text(str(error))}"
-    session.model = model_id
     return f"Model: {model_id}"

@@ -6,8 +6,9 @@ diff, why it is asked and the panel's votes, and the options allow once, allow a
 once, reject always. "Always" is offered exactly when the terminal offers it, with the same scope
 (``scope_for``: program and subcommand; tool and directory; tool), and lasts for the rest of the
 session: an "allow always" scope is handed to every later run's human step (which approves
-covered calls without asking), a "reject always" scope is held by ``RejectingStep``, which
-rejects covered calls before any question or ``hil_mode`` shortcut. A rejection reaches the model
+covered calls without asking), a "reject always" scope goes into every later run order's ``refused``
+(the composition's ``RefusingStep`` rejects covered calls before any question or ``hil_mode``
+shortcut). A rejection reaches the model
 with its reason, as at the terminal: the client's, when its answer carries one in ``_meta``
 (``{"reason": TEXT}``, on the outcome or the response; ACP has no field for it), else the
 option's.
@@ -19,20 +20,16 @@ each plan, revisions included, is confirmed).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import helpers
 
 from quorum.acp.plan_view import plan_content, plan_title, proposed_plan
 from quorum.acp.tool_view import kind_of, title_of
-from quorum.application.ports.reviewer import HumanStep, ReviewContext
-from quorum.domain.review import ReviewDecision, Vote
 from quorum.domain.secrets import Redactor
-from quorum.domain.tools import ToolCall
 from quorum.infrastructure.review.human import HumanAnswer, HumanRequest
 from quorum.infrastructure.review.scope import ApprovalScope
-from quorum.infrastructure.tools.workspace import Workspace
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
 
@@ -141,29 +138,3 @@ def _options(scope: ApprovalScope | None) -> list[Any]:
             PermissionOption(option_id=REJECT_ALWAYS, name=f"Always reject {scope.label}", kind="reject_always")
         )
     return options
-
-
-class RejectingStep:
-    """A ``HumanStep`` rejecting calls inside a "reject always" scope, else deciding as ``inner`` does.
-
-    Checked before ``inner`` so that neither a question nor a session mode (auto-approve) lets a
-    call the person rejected for the session through.
-    """
-
-    def __init__(self, inner: HumanStep, scopes: SessionScopes, workspace: Workspace) -> None:
-        self._inner = inner
-        self._scopes = scopes
-        self._workspace = workspace
-
-    async def decide(
-        self, call: ToolCall, context: ReviewContext, *, why: str, votes: Sequence[Vote] = ()
-    ) -> ReviewDecision:
-        scope = next((s for s in self._scopes.rejected if s.covers(call, self._workspace)), None)
-        if scope is not None:
-            return ReviewDecision(
-                approved=False,
-                decided_by="human",
-                votes=tuple(votes),
-                reason=f"rejected by the user for the rest of this session: always reject {scope.label}",
-            )
-        return await self._inner.decide(call, context, why=why, votes=votes)

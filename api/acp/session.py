@@ -1,11 +1,12 @@
 """``AcpSession``: one editor session, a conversation whose prompts are runs of the run log.
 
 Each session has its own composition (its workspace is the client's ``cwd``, its MCP servers the
-configured ones plus the client's), open for the session's life. Each prompt is one run prepared
-by ``prepare_run`` with the conversation so far as its history and the run before it as its
+configured ones plus the client's), open for the session's life. Each prompt is one ``RunOrder``
+to the run service, with the conversation so far as its history and the run before it as its
 parent, as ``quorum chat`` links its messages; the session's id is the id of its first run, so
 ``session/load`` finds the session in the run log. Each run gets a reviewer of its own, built by
-the composition, with the session's "always" answers and mode. A prompt runs in plan mode in the
+the service from the order: the editor's permission request as its human port, the session's
+mode as its ``hil_mode``, and the session's "always" answers. A prompt runs in plan mode in the
 ``plan`` session mode, or once after ``/plan`` (``/plan TASK`` runs TASK so at once); otherwise
 ``[agent] plan`` decides, as for ``quorum run``.
 """
@@ -19,19 +20,22 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError, helpers
 from acp.schema import StopReason
 
+from quorum.acp.commands import answer
 from quorum.acp.modes import Mode, hil_mode_of, parse_command
-from quorum.acp.permission import RejectingStep, SessionScopes
+from quorum.acp.permission import SessionScopes
 from quorum.acp.updates import EventTranslator, UpdatePump
-from quorum.application.history import join_histories, rebuild_history
+from quorum.composition.conversation import Conversation
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted, RunStopReason
 from quorum.domain.tools import ImagePart
-from quorum.infrastructure.review.human import HumanReviewer
 from quorum.infrastructure.tools.workspace import Workspace
 
 if TYPE_CHECKING:
+    from quorum.application.ports.observer import RunObserver
+    from quorum.composition.orders import RunOrder
     from quorum.composition.runtime import Runtime
     from quorum.domain.messages import Message
+    from quorum.infrastructure.review.human import HumanPrompt
 
 STOP_REASONS: dict[RunStopReason, StopReason] = {
     RunStopReason.END_TURN: "end_turn",
@@ -61,6 +65,8 @@ class AcpSession:
         model: the model chosen by ``--model`` or ``/model`` (None: the configured one).
         mode: the first session mode (a ``hil_mode``).
         scopes: the session's "always" answers (shared with its ``EditorPrompt``).
+
+    ``permission`` (the session's ``EditorPrompt``) is set once the session exists: its runs ask through it.
     """
 
     def __init__(
@@ -74,19 +80,36 @@ class AcpSession:
         mode: Mode,
         scopes: SessionScopes,
     ) -> None:
+        from quorum.composition.service import RunService
+
         self.session_id = session_id
         self.runtime = runtime
+        self.service = RunService(runtime)
+        self.permission: HumanPrompt | None = None
         self.workspace = workspace
-        self.model = model
+        self.conversation = Conversation(model=model)
         self.mode = mode
         self.scopes = scopes
-        self.history: tuple[Message, ...] = ()
-        self.parent_run_id: str | None = None
         self.finished: list[RunFinished] = []
         self._send = send
         self._turn: asyncio.Future[Any] | None = None
         self._pump: UpdatePump | None = None
         self._plan_next = False
+
+    @property
+    def model(self) -> str | None:
+        """The model of the next prompt (``--model``, ``/model``; None: the configured one)."""
+        return self.conversation.model
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        """The conversation so far."""
+        return self.conversation.history
+
+    @property
+    def parent_run_id(self) -> str | None:
+        """The run the next prompt continues."""
+        return self.conversation.parent_run_id
 
     # -- what the permission prompt needs ---------------------------------------------------------
     async def flush(self) -> None:
@@ -117,8 +140,6 @@ class AcpSession:
                 return "end_turn"
             task, plan = command[1], True
         elif command is not None:
-            from quorum.acp.commands import answer
-
             await self._send(helpers.update_agent_message_text(await answer(self, *command)))
             return "end_turn"
         self._plan_next = False
@@ -126,26 +147,13 @@ class AcpSession:
 
     async def _run(self, task: str, images: tuple[ImagePart, ...], *, plan: bool | None) -> StopReason:
         """One run of ``task`` and its ``images`` (``plan``: in plan mode; None: ``[agent] plan`` decides)."""
-        from quorum.composition.runs import prepare_run
-
         container = self.runtime.container
         events: list[RunEvent] = []
         pump = UpdatePump(EventTranslator(self.workspace, container.redactor()), self._send, events.append)
         self._pump = pump
         try:
-            prepared = await prepare_run(
-                self.runtime,
-                task,
-                model=self.model,
-                history=self.history,
-                run_id=self.session_id if self.parent_run_id is None else None,
-                parent_run_id=self.parent_run_id,
-                observers=[pump],
-                plan=plan,
-            )
-            agent = container.run_agent(observer=prepared.observer, reviewer=self.reviewer())
-            request = prepared.request.model_copy(update={"task_images": images})
-            self._turn = asyncio.ensure_future(agent.execute(request))
+            order = self.order(task, images=images, plan=plan, observers=(pump,))
+            self._turn = asyncio.ensure_future(self.service.run(order))
             try:
                 result = await self._turn
             except asyncio.CancelledError:
@@ -166,31 +174,49 @@ class AcpSession:
             await self._send(helpers.update_agent_message_text(f"\n\n(quorum: {result.detail})"))
         return STOP_REASONS[RunStopReason(result.stop_reason)]
 
+    def order(
+        self,
+        task: str,
+        *,
+        images: tuple[ImagePart, ...] = (),
+        plan: bool | None = None,
+        observers: tuple[RunObserver, ...] = (),
+    ) -> RunOrder:
+        """The run order of ``task`` in this session: its conversation, model, mode, "always" answers."""
+        from quorum.composition.orders import RunOrder
+
+        return RunOrder(
+            task,
+            task_images=images,
+            model=self.model,
+            history=self.history,
+            run_id=self.session_id if self.parent_run_id is None else None,
+            parent_run_id=self.parent_run_id,
+            observers=observers,
+            plan=plan,
+            human=self.permission,
+            hil_mode=hil_mode_of(self.mode),
+            always=tuple(self.scopes.allowed),
+            refused=self.scopes.rejected,  # read at each call: a "reject always" counts at once
+        )
+
     def cancel(self) -> None:
         """Cancel the running prompt, if any: its tools are cancelled, its processes killed."""
         if self._turn is not None:
             self._turn.cancel()
 
     def reviewer(self) -> Any:
-        """This run's review: the composition's, with the session's "always" answers and mode."""
-        container = self.runtime.container
-        reviewer = container.reviewer(always=tuple(self.scopes.allowed))
-        human = reviewer.human
-        if isinstance(human, HumanReviewer):
-            human.mode = hil_mode_of(self.mode)
-        reviewer.human = RejectingStep(human, self.scopes, self.workspace)
-        return reviewer
+        """The review the next run gets (``/review`` describes it)."""
+        return self.service.reviewer(self.order(""))
 
     def _keep(self, events: Sequence[RunEvent]) -> None:
         """Append what a run said and did to the conversation; it is the next run's parent."""
         started = next((e for e in events if isinstance(e, RunStarted)), None)
         if started is None:
             return
-        self.history = tuple(join_histories([list(self.history), rebuild_history(events)]))
-        self.parent_run_id = started.run_id
+        self.conversation.add_run(started.run_id, events)
         self.finished.extend(e for e in events if isinstance(e, RunFinished))
 
     def continue_from(self, run_id: str, history: Sequence[Message]) -> None:
         """Go on from the recorded run ``run_id`` (``session/load``)."""
-        self.history = tuple(history)
-        self.parent_run_id = run_id
+        self.conversation = Conversation.resumed(run_id, history, model=self.model)

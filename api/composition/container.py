@@ -22,7 +22,7 @@ from quorum.composition.paths import user_config_dir, user_data_dir, workspace_o
 from quorum.composition.stores import build_run_store
 from quorum.composition.telemetry import build_telemetry, traced_gateway
 from quorum.composition.telemetry import run_agent as build_run_agent
-from quorum.domain.secrets import Redactor
+from quorum.domain.secrets import Redactor, Secret
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.mcp.settings import McpSettings
@@ -101,12 +101,14 @@ def known_secrets(
     env: Mapping[str, str],
     keys: StoredKeys | None = None,
     on_secrets: Callable[[Redactor], None] | None = None,
+    extra: Sequence[Secret] = (),
 ) -> KnownSecrets:
     """Every secret of the configuration and environment (redacted everywhere, kept from children).
 
     Stored keys and the MCP OAuth tokens of configured HTTP servers count too (reading them costs
     a look at the key index / the token folder when none is stored).
     ``on_secrets`` is told their redactor (the CLI redacts the error messages it prints with it).
+    ``extra``: secrets a driver adds (the server's token), redacted like any key.
     """
     from quorum.infrastructure.mcp.auth.store import stored_token_secrets
 
@@ -114,6 +116,8 @@ def known_secrets(
     http_servers = [name for name, server in settings.section(McpSettings).servers.items() if server.url is not None]
     tokens = stored_token_secrets(env, user_data_dir(), http_servers) if http_servers else None
     secrets = collect_secrets(settings, env, (e.settings for e in catalog.providers.entries()), stored, tokens)
+    if extra:
+        secrets = type(secrets)((*secrets.secrets, *extra), secrets.env_names)
     if on_secrets is not None:
         on_secrets(secrets.redactor())
     return secrets
@@ -179,11 +183,17 @@ def reviewer_context(
     gateway: LlmGateway,
     prompt: HumanPrompt | None = None,
     always: tuple[ApprovalScope, ...] = (),
+    hil_mode: str | None = None,
 ) -> ReviewerContext:
     """What the review of a run is built from; ``prompt`` asks the human (None: the terminal when interactive).
 
     ``always``: the run's earlier "always" answers (a served run continued after one).
+    ``hil_mode``: this run's human step, in place of ``[review] hil_mode`` (chat's ``/review``, an
+    editor session's mode).
     """
+    if hil_mode is not None:
+        review = settings.section(ReviewSettings).model_copy(update={"hil_mode": hil_mode})
+        settings = settings.with_sections(review)
     return ReviewerContext(
         settings=settings,
         gateway=gateway,
@@ -202,15 +212,18 @@ def build_reviewer(
     gateway: LlmGateway,
     prompt: HumanPrompt | None = None,
     always: tuple[ApprovalScope, ...] = (),
+    hil_mode: str | None = None,
 ) -> ReviewGate:
     """The review (policy rules → quorum of models → human) of one run.
 
     One per run: the human step remembers "always" answers for the run it serves. ``prompt`` asks
     the human (an embedding application's callback); None means the terminal when interactive.
+    ``hil_mode`` replaces ``[review] hil_mode`` for this run.
     """
     from quorum.infrastructure.review.pipeline import build_reviewer as build_pipeline
 
-    return build_pipeline(reviewer_context(settings, options, gateway, prompt, always), catalog.reviewers)
+    context = reviewer_context(settings, options, gateway, prompt, always, hil_mode)
+    return build_pipeline(context, catalog.reviewers)
 
 
 class Container(containers.DeclarativeContainer):
@@ -244,7 +257,8 @@ class Container(containers.DeclarativeContainer):
     schema = providers.Singleton(JsonSchemaToolConverter)
     prices = providers.Singleton(ProviderPrices, settings.provided.providers)
     on_secrets: providers.Provider[Any] = providers.Object(None)
-    secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys, on_secrets)
+    extra_secrets: providers.Provider[Sequence[Secret]] = providers.Object(())
+    secrets = providers.Singleton(known_secrets, catalog, settings, env, stored_keys, on_secrets, extra_secrets)
     sandbox = providers.Singleton(probe_sandbox, settings)
     redactor = secrets.provided.redactor.call()
     telemetry = providers.Singleton(build_telemetry, settings, env, secrets.provider)  # None: [telemetry] is off
@@ -256,8 +270,8 @@ class Container(containers.DeclarativeContainer):
         tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation
     )
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
-    review_context = providers.Factory(reviewer_context, settings, options, run_gateway, human_prompt)
-    reviewer = providers.Factory(build_reviewer, catalog, settings, options, run_gateway, human_prompt)
+    review_context = providers.Factory(reviewer_context, settings, options, run_gateway, prompt=human_prompt)
+    reviewer = providers.Factory(build_reviewer, catalog, settings, options, run_gateway, prompt=human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     recorder = providers.Factory(build_recorder, run_store, settings, None)
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)

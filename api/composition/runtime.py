@@ -15,13 +15,15 @@ import sys
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from quorum.composition.runs import system_prompt, with_tool_notes
+from quorum.composition.prompts import system_prompt, with_tool_notes
 
 if TYPE_CHECKING:
     from quorum.application.execution import RunResult
     from quorum.application.ports.run_store import RunStore
     from quorum.composition.container import Container
-    from quorum.composition.runs import PreparedRun
+    from quorum.composition.orders import PreparedRun
+    from quorum.domain.secrets import Secret
+    from quorum.infrastructure.plugins.contracts import LinePrompt
 
 
 class Runtime:
@@ -32,9 +34,30 @@ class Runtime:
         share_prompt: compute the system prompt with the tool sources' notes once for every run
             (``quorum batch``); otherwise each run asks the sources again (a lazy MCP server
             started by an earlier run adds its instructions).
+        line_prompt: who answers an MCP server's question for the whole process (the terminal
+            beside the renderer); None: nobody, the server is told no.
+        secrets: secrets the driver adds to the known ones (the server's token): redacted from
+            events, outputs and the run log like any key.
+
+    The composition is wired here, once, before any part is built: a driver never overrides a
+    provider of the container (decision 190).
     """
 
-    def __init__(self, container: Container, *, share_prompt: bool = False) -> None:
+    def __init__(
+        self,
+        container: Container,
+        *,
+        share_prompt: bool = False,
+        line_prompt: LinePrompt | None = None,
+        secrets: tuple[Secret, ...] = (),
+    ) -> None:
+        from dependency_injector import providers
+
+        if line_prompt is not None:
+            container.line_prompt.override(providers.Object(line_prompt))
+        if secrets:
+            container.extra_secrets.override(providers.Object(secrets))
+            container.secrets.reset()  # built again with them
         self.container = container
         self._share_prompt = share_prompt
         self._prompt: asyncio.Future[str | None] | None = None
@@ -126,13 +149,20 @@ class Runtime:
                 key="tools.sandbox.mode",
             )
 
-    async def execute(self, prepared: PreparedRun) -> RunResult:
-        """Run ``prepared`` to its end with a new agent (its own reviewer) and the prepared observers."""
-        self.open()
-        self._warn_unenforceable_cap(prepared.request)
-        return await self.container.run_agent(observer=prepared.observer).execute(prepared.request)
+    async def execute(self, prepared: PreparedRun, reviewer: Any = None) -> RunResult:
+        """Run ``prepared`` to its end with a new agent and the prepared observers.
 
-    def _warn_unenforceable_cap(self, request: Any) -> None:
+        ``reviewer``: the run's review (``RunService`` builds it from the order); None: the
+        composition's, built for this run.
+        """
+        self.open()
+        self.warn_unenforceable_cap(prepared.request)
+        parts: dict[str, Any] = {"observer": prepared.observer}
+        if reviewer is not None:
+            parts["reviewer"] = reviewer
+        return await self.container.run_agent(**parts).execute(prepared.request)
+
+    def warn_unenforceable_cap(self, request: Any) -> None:
         """Say once per model, before its first run, that ``max_cost_usd`` cannot be enforced without its prices.
 
         Every model the run may spend on counts: the agent's, the reviewer models of ``[review]

@@ -6,7 +6,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from quorum.composition.runs import PreparedRun
+    from quorum.composition.orders import PreparedRun
     from quorum.infrastructure.config.schema import Settings
     from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.engines.temporal.messages import RunSpec
@@ -25,7 +25,7 @@ def refuse_plan_mode(plan: str) -> None:
 
 
 def run_spec(prepared: PreparedRun, settings: Settings, engine: EngineSettings, *, hil_mode: str) -> RunSpec:
-    """The ``RunSpec`` of ``prepared`` under a new run id: workspace, review timeout and heartbeat from ``settings``.
+    """The ``RunSpec`` of ``prepared`` (its run id, else a new one); workspace, timeouts from ``settings``.
 
     With ``[telemetry]`` on, ``trace`` is the caller's trace context (a served request's
     ``traceparent``), else a new trace id: the workers' spans of the run share it.
@@ -42,7 +42,7 @@ def run_spec(prepared: PreparedRun, settings: Settings, engine: EngineSettings, 
 
     request = prepared.request
     return RunSpec(
-        run_id=uuid.uuid4().hex[:16],
+        run_id=request.run_id or uuid.uuid4().hex[:16],
         task=request.task,
         model_id=request.model_id,
         system_prompt=request.system_prompt,

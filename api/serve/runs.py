@@ -17,9 +17,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quorum.application import model_wording as say
+from quorum.composition.engines import engine_kind
+from quorum.composition.service import RunElsewhere, RunService
+from quorum.composition.temporal_engine import TemporalEngine
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent, RunStarted
-from quorum.serve.temporal import TemporalRuns
 
 if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
@@ -39,23 +41,24 @@ class NotFound(Exception):
     """No such run (HTTP 404)."""
 
 
+def elsewhere(error: RunElsewhere) -> str:
+    """The 409's message for a run recorded in another workspace than this server's."""
+    return (
+        f"run {error.run_id} belongs to the workspace {error.recorded}; this server serves {error.served}. "
+        f"Decide it with `quorum approve {error.run_id}` (or `quorum reject`) from {error.recorded}, "
+        "or through a server started there."
+    )
+
+
 class _Notifier:
-    """A run's observer that wakes its streams after the recorder has written the event.
+    """A run's observer that wakes its streams after the recorder has written the event."""
 
-    With ``cancel``, the run cancels itself at its first event (it runs in the run's own task), so
-    it ends ``cancelled`` at its next await, whatever the scheduling.
-    """
-
-    def __init__(self, hub: RunHub, run_id: str, started: asyncio.Event, *, cancel: bool = False) -> None:
-        self._hub, self._run_id, self._started, self._cancel = hub, run_id, started, cancel
+    def __init__(self, hub: RunHub, run_id: str, started: asyncio.Event) -> None:
+        self._hub, self._run_id, self._started = hub, run_id, started
 
     def on_event(self, event: RunEvent) -> None:
         if isinstance(event, RunStarted) and not event.resumed:  # a stream starts with the first start
             self._hub.remember_start(event)
-        if self._cancel and not self._started.is_set():
-            task = asyncio.current_task()
-            if task is not None:
-                task.cancel()
         self._started.set()
         # call_soon: after the recorder's own call_soon flush, so a woken stream reads the event
         asyncio.get_running_loop().call_soon(self._hub.notify, self._run_id)
@@ -73,7 +76,8 @@ class RunHub:
         self.served: set[str] = set()  # runs started or continued here: watched for [review] approval_timeout
         self._starts: OrderedDict[str, RunStarted] = OrderedDict()  # the newest runs' starts, as recorded
         self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
-        self.temporal = TemporalRuns(runtime)
+        self.temporal = TemporalEngine(runtime)  # runs on Temporal (``[engine] kind``)
+        self.service = RunService(runtime)
 
     @functools.cached_property
     def store(self) -> Any:
@@ -126,31 +130,31 @@ class RunHub:
             UsageError: an unknown model, no model configured, or plan mode on the Temporal
                 engine: nothing was recorded.
         """
-        from quorum.composition.runs import prepare_run
+        from quorum.composition.orders import RunOrder
 
         history: list[Any] = []
         if parent is not None:
             if self.store.get_run(parent) is None:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
-        if self.temporal.enabled():
+        if engine_kind(self.runtime.container.settings()) == "temporal":
             from quorum.composition.temporal_spec import refuse_plan_mode
 
             refuse_plan_mode("always" if plan else "off")  # [agent] plan = "always": refused by run_spec
-            return await self.temporal.start(task, model=model, history=history, parent=parent)
+            order = RunOrder(task, model=model, history=tuple(history), parent_run_id=parent)
+            return await self.temporal.start_recorded(order, hil_mode="defer")
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()
-        prepared = await prepare_run(
-            self.runtime,
+        order = RunOrder(
             task,
             model=model,
-            history=history,
+            history=tuple(history),
             run_id=run_id,
             parent_run_id=parent,
-            observers=[_Notifier(self, run_id, started)],
+            observers=(_Notifier(self, run_id, started),),
             plan=plan,
         )
-        await self._launch(run_id, self.runtime.execute(prepared), started)
+        await self._launch(run_id, self.service.run(order), started)
         return run_id
 
     async def decide(
@@ -172,11 +176,12 @@ class RunHub:
 
         Raises:
             NotFound: no such run.
-            Conflict: the call is not pending (already decided, by anyone, anywhere), or the run
-                is not waiting for approval. Nothing was executed then.
+            Conflict: the call is not pending (already decided, by anyone, anywhere), the run
+                is not waiting for approval, or it was recorded in another workspace than this
+                server's (a deferred call runs only where it was shown: decision 190). Nothing
+                was executed then.
         """
-        from quorum.application.use_cases.continue_run import ContinueRequest, ContinueRun
-        from quorum.composition.observers import FanOut, build_recorder
+        from quorum.composition.orders import DecisionOrder
 
         run = self.store.get_run(run_id)
         if run is None:
@@ -184,28 +189,26 @@ class RunHub:
         if self.live(run_id):
             raise Conflict(f"run {run_id} is running, not waiting for approval")
         if run.engine == "temporal" and await self._decide_on_temporal(run_id, call_ids, approve, reason, by):
-            return
-        container = self.runtime.container
-        settings = container.settings()
+            return  # its workflow runs the calls where it was started
+        if not cancel:
+            try:
+                self.service.check_workspace(run_id)
+            except RunElsewhere as error:
+                raise Conflict(elsewhere(error)) from None
         started = asyncio.Event()
-        recorder = build_recorder(self.runtime.store, settings, None)
         scopes = (*self._always.get(run_id, ()), *([always] if always is not None else []))
-        agent = container.run_agent(
-            observer=FanOut([recorder, _Notifier(self, run_id, started, cancel=cancel)]),
-            reviewer=container.reviewer(always=scopes),
-        )
-        request = ContinueRequest(
+        order = DecisionOrder(
             run_id=run_id,
             approved=approve,
-            call_ids=call_ids,
             by=by,
+            call_ids=call_ids,
             reason=reason,
-            system_prompt=await self.runtime.system_prompt(),
-            params=settings.agent.execution_params(tools="all"),
+            always=scopes,
+            observers=(_Notifier(self, run_id, started),),
+            cancel=cancel,
         )
-        use_case = ContinueRun(store=self.store, approvals=self.store, agent=agent)
         try:
-            await self._launch(run_id, use_case.execute(request), started)
+            await self._launch(run_id, self.service.decide(order), started)
         except UsageError as error:  # refused before anything ran: nothing pending to decide
             raise Conflict(str(error)) from None
         self._always[run_id] = list(scopes)
@@ -222,7 +225,7 @@ class RunHub:
             raise Conflict(f"run {run_id}: {', '.join(call_ids) or 'nothing'} is not pending")
         decisions = [CallDecision(call_id=c, approved=approve, by=by, reason=reason) for c in chosen]
         try:
-            return await self.temporal.decide(run_id, decisions)
+            return await self.temporal.signal(run_id, decisions)
         except UsageError as error:  # another server or a terminal claimed it first
             raise Conflict(str(error)) from None
 

@@ -77,8 +77,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _build(args: argparse.Namespace) -> _Server:
-    from dependency_injector import providers
-
     from quorum.composition.runtime import Runtime
     from quorum.domain.errors import UsageError
     from quorum.domain.secrets import Secret
@@ -102,11 +100,8 @@ def _build(args: argparse.Namespace) -> _Server:
     if bool(settings.tls_cert) != bool(settings.tls_key):
         raise ConfigurationError("give both tls_cert and tls_key, or neither", key="serve.tls_cert")
     token = server_token(settings.token, container.env(), user_data_dir())
-    known = container.secrets()
-    container.secrets.override(
-        providers.Object(type(known)((*known.secrets, Secret("serve.token", token)), known.env_names))
-    )  # the token is redacted from events, outputs and the run log like any key
-    hub = RunHub(Runtime(container))
+    # the token is redacted from events, outputs and the run log like any key
+    hub = RunHub(Runtime(container, secrets=(Secret("serve.token", token),)))
     app = build_app(
         hub,
         token=token,

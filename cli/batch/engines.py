@@ -1,13 +1,11 @@
-"""Where ``quorum batch`` runs its tasks: the local engine (this process), and the Temporal seam.
+"""Where ``quorum batch`` runs its tasks: the configured engine, one composition per workspace.
 
-Local: one composition per workspace, open as one ``Runtime`` (the configuration, the plugins, the
-gateway, the tools, the run store are shared by the runs in it; the system prompt with the tool
-sources' notes is computed once), and for every task ``prepare_run`` and a fresh ``RunAgent``, so
-each run has its own reviewer, recorder and observers and runs never see each other's state
-(decision 060).
-
-Temporal: ``temporal_engine`` is the one function to provide — an engine whose ``run`` starts the
-task as a workflow whose id is the run id, waits for its end, and returns the outcome.
+Each workspace gets one composition, open as one ``Runtime`` (the configuration, the plugins,
+the gateway, the tools, the run store are shared by the runs in it; on the local engine the
+system prompt with the tool sources' notes is computed once), and the engine the composition
+chooses (``engine_for``: the run service in this process, or a workflow per task on Temporal,
+whose id is the run id). Every task is a ``RunOrder``; each run has its own reviewer, recorder
+and observers, and runs never see each other's state (decision 060).
 """
 
 from __future__ import annotations
@@ -15,9 +13,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from quorum.cli.batch.tasks import BatchTask, TaskEngine, TaskOutcome
+from quorum.cli.batch.tasks import BatchTask, TaskOutcome
+from quorum.composition.engines import RunEngine, engine_for
 from quorum.composition.options import AppOptions
 
 if TYPE_CHECKING:
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
 
 
-class LocalEngine:
-    """Runs tasks in this process; ``aclose`` closes every client and server it opened.
+class BatchEngines:
+    """Runs tasks on the configured engine; ``aclose`` closes every client and server it opened.
 
     Args:
         options: the command's options (``overrides`` included); a task's ``workspace`` is added
@@ -38,6 +37,7 @@ class LocalEngine:
         self._options = options
         self._default = default
         self._runtimes: dict[Path | None, Runtime] = {}
+        self._engines: dict[Path | None, RunEngine] = {}
         self._ready: dict[Path | None, asyncio.Task[None]] = {}
 
     def runtime(self, workspace: Path | None) -> Runtime:
@@ -55,20 +55,36 @@ class LocalEngine:
             self._runtimes[workspace] = Runtime(container, share_prompt=True)
         return self._runtimes[workspace]
 
+    def engine(self, workspace: Path | None) -> RunEngine:
+        """The engine of tasks in ``workspace`` (its composition's), made once.
+
+        Raises:
+            ConfigurationError: the Temporal engine without the ``temporal`` extra.
+        """
+        if workspace not in self._engines:
+            self._engines[workspace] = engine_for(self.runtime(workspace))
+        return self._engines[workspace]
+
     async def _prepare(self, runtime: Runtime) -> None:
-        """Once per composition: the sandbox requirement and the system prompt with the tools' notes."""
+        """Once per local composition: the sandbox requirement and the system prompt with the tools' notes."""
         await runtime.require_sandbox(low_risk_only=False)
         await runtime.system_prompt()
 
     async def run(self, task: BatchTask, run_id: str) -> TaskOutcome:
-        from quorum.composition.runs import prepare_run
+        from quorum.composition.engines import LocalEngine
+        from quorum.composition.orders import RunOrder
+        from quorum.domain.errors import RunFailure
 
-        runtime = self.runtime(task.workspace)
-        if task.workspace not in self._ready:  # the first task of a workspace prepares it for the others
-            self._ready[task.workspace] = asyncio.ensure_future(self._prepare(runtime))
-        await asyncio.shield(self._ready[task.workspace])
-        prepared = await prepare_run(runtime, task.task, model=task.model, run_id=run_id)
-        result = await runtime.execute(prepared)  # a new agent, reviewer and recorder
+        engine = self.engine(task.workspace)
+        if isinstance(engine, LocalEngine) and task.workspace not in self._ready:
+            # the first task of a workspace prepares it for the others
+            self._ready[task.workspace] = asyncio.ensure_future(self._prepare(self.runtime(task.workspace)))
+        if task.workspace in self._ready:
+            await asyncio.shield(self._ready[task.workspace])
+        try:
+            result = await engine.run(RunOrder(task.task, model=task.model, run_id=run_id))
+        except RunFailure as error:  # a workflow that ended without recording the run's end
+            return TaskOutcome(task=task, run_id=run_id, status="error", detail=str(error))
         return TaskOutcome(
             task=task,
             run_id=result.run_id,
@@ -85,14 +101,3 @@ class LocalEngine:
         await asyncio.gather(*self._ready.values(), return_exceptions=True)
         for runtime in self._runtimes.values():
             await runtime.aclose()
-
-
-def temporal_engine(container: Any) -> TaskEngine:
-    """The Temporal engine for ``quorum batch --engine temporal``: one workflow per task.
-
-    Raises:
-        ConfigurationError: the ``temporal`` extra is missing.
-    """
-    from quorum.cli.batch.temporal import TemporalTaskEngine
-
-    return TemporalTaskEngine(container)

@@ -1,48 +1,18 @@
-"""The conversation of a chat session, and what the session has spent so far.
+"""What a chat session has spent so far; its conversation is ``quorum.composition.conversation``'s.
 
-Each message a person sends is one recorded run continuing the run before it (as ``--continue``
-does). The conversation is rebuilt from each run's events, so it stays valid for every provider
-(a cancelled turn's unanswered calls are answered "cancelled") and can switch models mid-way.
+``Conversation`` is re-exported here: the ACP agent's sessions share it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from quorum.application.history import join_histories, rebuild_history
+from quorum.composition.conversation import Conversation
 from quorum.domain import amounts
 from quorum.domain.events import RunFinished
-from quorum.domain.messages import Message
 from quorum.domain.responses import RunUsage, Usage
 
-
-@dataclass
-class Conversation:
-    """The messages so far and the runs that produced them, oldest first.
-
-    ``resumed_from`` is the recorded run the conversation continued (``--resume``/``/resume``);
-    its history is the starting point, and it is the parent of this session's first run.
-    """
-
-    history: tuple[Message, ...] = ()
-    run_ids: list[str] = field(default_factory=list)
-    resumed_from: str | None = None
-
-    @property
-    def parent_run_id(self) -> str | None:
-        """The run the next message continues (recorded as its parent), if any."""
-        return self.run_ids[-1] if self.run_ids else self.resumed_from
-
-    def add_run(self, run_id: str, events: Iterable[object]) -> None:
-        """Append what run ``run_id`` said and did (its events, in emission order)."""
-        self.history = tuple(join_histories([list(self.history), rebuild_history(events)]))
-        self.run_ids.append(run_id)
-
-    @classmethod
-    def resumed(cls, run_id: str, history: Iterable[Message]) -> Conversation:
-        """A conversation going on from the recorded run ``run_id``."""
-        return cls(history=tuple(history), resumed_from=run_id)
+__all__ = ["Conversation", "SessionSpending"]
 
 
 @dataclass

@@ -2,8 +2,10 @@
 
 Each message is one run recorded in the run log, its parent the run before it (as ``--continue``
 records it), with the conversation so far as its history. The session keeps one ``Runtime`` for
-its whole life (MCP servers, provider clients and the run log stay open); each run is prepared
-by ``prepare_run`` with a fresh renderer, recorder and reviewer.
+its whole life (MCP servers, provider clients and the run log stay open); each message is a
+``RunOrder`` to the run service, with a fresh renderer, and gets its own recorder and reviewer.
+What the slash commands change (``/model``, ``/review``, the session's cost cap) are fields of the
+next order, never an override of the composition.
 
 Ctrl+C while a run is under way cancels that run only: the run ends ``cancelled`` (its unanswered
 calls answered "cancelled", so the conversation stays valid) and the prompt comes back. SIGTERM
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from quorum.cli.chat import slash
 from quorum.cli.chat.conversation import Conversation, SessionSpending
 from quorum.cli.chat.line_input import INTERRUPT
-from quorum.cli.run_setup import Display, ask_through, human_renderer
+from quorum.cli.run_setup import Display, human_renderer, terminal_prompts
 from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted
@@ -50,6 +52,29 @@ class _Tee:
         self._renderer.on_event(event)
 
 
+class CurrentRenderer:
+    """The renderer of the message under way, for the session's MCP line prompt (none between messages).
+
+    The line prompt lives as long as the session's composition, the renderer one message: an MCP
+    server's question hides the live status of whichever message asked it.
+    """
+
+    def __init__(self) -> None:
+        self.renderer: Any = None
+
+    def flush(self) -> None:
+        if self.renderer is not None:
+            self.renderer.flush()
+
+    @contextlib.contextmanager
+    def suspended(self) -> Iterator[None]:
+        if self.renderer is None:
+            yield
+            return
+        with self.renderer.suspended():
+            yield
+
+
 class ChatSession:
     """An interactive session over ``runtime``, the open composition (see the module docstring).
 
@@ -68,14 +93,20 @@ class ChatSession:
         interactive: bool,
         out: TextIO | None = None,
         max_cost: float | None = None,
+        current_renderer: CurrentRenderer | None = None,
     ) -> None:
+        from quorum.composition.service import RunService
+
         self._runtime = runtime
+        self._service = RunService(runtime)
+        self._hil_mode: Any = None  # /review's choice; None: [review] hil_mode
+        self.current_renderer = current_renderer or CurrentRenderer()
         self._container = runtime.container
-        self._model_id = model_id
         self._display = display
         self._interactive = interactive
         self._out = out if out is not None else sys.stdout
         self.conversation = conversation or Conversation()
+        self.conversation.model = model_id  # the conversation goes on with it (``/model`` switches)
         self.spending = SessionSpending()
         self.max_cost = max_cost
         self._problems_said = 0
@@ -98,7 +129,8 @@ class ChatSession:
 
     @property
     def model_id(self) -> str:
-        return self._model_id
+        """The model the next message runs on."""
+        return self.conversation.model or ""
 
     # -- the loop -----------------------------------------------------------------------------
     async def run(self, lines: LineSource) -> None:
@@ -146,30 +178,31 @@ class ChatSession:
 
         After ``/plan`` it runs in plan mode (once); otherwise ``[agent] plan`` decides.
         """
-        from quorum.composition.runs import prepare_run
+        from quorum.composition.orders import RunOrder
 
-        runtime, container = self._runtime, self._container
         if not self._cap_run():
             return
-        settings = container.settings()
+        settings = self._container.settings()
         renderer = human_renderer(self._display)
         events: list[RunEvent] = []
-        if self._interactive:
-            ask_through(container, renderer, None, settings)
+        human = terminal_prompts(renderer, None, settings)[0] if self._interactive else None
+        self.current_renderer.renderer = renderer
         conversation = self.conversation
         plan, self._plan_next = (True if self._plan_next else None), False
+        order = RunOrder(
+            text,
+            model=conversation.model,
+            history=conversation.history,
+            parent_run_id=conversation.parent_run_id,
+            observers=(_Tee(renderer, events.append),),
+            plan=plan,
+            human=human,
+            hil_mode=self._hil_mode,
+            max_cost_usd=self._run_cap(),
+        )
 
         async def run() -> Any:
-            prepared = await prepare_run(
-                runtime,
-                text,
-                model=self._model_id,
-                history=conversation.history,
-                parent_run_id=conversation.parent_run_id,
-                observers=[_Tee(renderer, events.append)],
-                plan=plan,
-            )
-            return await runtime.execute(prepared)
+            return await self._service.run(order)
 
         turn = asyncio.ensure_future(run())
         try:
@@ -181,6 +214,7 @@ class ChatSession:
         except QuorumError as error:  # before the run started: a missing key, an unknown model
             self._error(error)
         finally:
+            self.current_renderer.renderer = None
             renderer.close()
         self._keep(events)
         self._say_new_problems()
@@ -220,14 +254,9 @@ class ChatSession:
 
     async def _model(self, argument: str) -> bool:
         if not argument:
-            self._print(f"model: {self._model_id}")
+            self._print(f"model: {self.model_id}")
             return True
-        from quorum.composition.model_choice import choose_model
-
-        gateway = self._container.gateway()
-        model_id = gateway.resolve(choose_model(argument, self._container.env()))
-        gateway.session(model_id, None)  # a provider that cannot serve it says why now, not at the next message
-        self._model_id = model_id
+        model_id = self.conversation.switch_model(self._container, argument)
         self._print(f"model: {model_id} (the conversation goes on with it)")
         return True
 
@@ -246,18 +275,14 @@ class ChatSession:
     async def _review(self, argument: str) -> bool:
         from quorum.infrastructure.review.settings import ReviewSettings
 
-        settings = self._container.settings()
         if not argument:
-            hil_mode = settings.section(ReviewSettings).hil_mode
+            hil_mode = self._hil_mode or self._container.settings().section(ReviewSettings).hil_mode
             self._print(f"review: {hil_mode} (a person's step for high-risk calls)")
             return True
         if argument not in slash.REVIEW_MODES:
             self._note(f"/review takes one of {', '.join(slash.REVIEW_MODES)}, not {printable(argument)!r}")
             return True
-        from dependency_injector import providers
-
-        review = settings.section(ReviewSettings).model_copy(update={"hil_mode": argument})
-        self._container.settings.override(providers.Object(settings.with_sections(review)))
+        self._hil_mode = argument
         self._print(f"review: {argument} from the next message on")
         return True
 
@@ -270,7 +295,7 @@ class ChatSession:
         return True
 
     async def _clear(self, _: str) -> bool:
-        self.conversation = Conversation()
+        self.conversation = Conversation(model=self.conversation.model)
         self._print("new conversation")
         return True
 
@@ -278,27 +303,25 @@ class ChatSession:
         if not argument:
             self._note("/resume needs a run id (quorum logs list shows them)")
             return True
+        model = self.conversation.model
         self.conversation, _ = resumed(self._container, argument)
+        self.conversation.model = model
         self._print(
             f"resumed run {self.conversation.resumed_from} ({len(self.conversation.history)} messages); "
-            f"model stays {self._model_id} (/model to change it)"
+            f"model stays {self.model_id} (/model to change it)"
         )
         return True
 
     def _cap_run(self) -> bool:
-        """Give the next run what is left of the session's cap; False (and say so) when nothing is."""
-        if self.max_cost is None:
+        """Whether the next run may start: False (and say so) when the session's cap is spent."""
+        if self.max_cost is None or self.max_cost - self.spending.cost > 0:
             return True
-        left = self.max_cost - self.spending.cost
-        if left <= 0:
-            self._note(f"the session's cost cap of ${self.max_cost:g} is spent (/cost shows the spending)")
-            return False
-        from dependency_injector import providers
+        self._note(f"the session's cost cap of ${self.max_cost:g} is spent (/cost shows the spending)")
+        return False
 
-        settings = self._container.settings()
-        agent = settings.agent.model_copy(update={"max_cost_usd": left})
-        self._container.settings.override(providers.Object(settings.model_copy(update={"agent": agent})))
-        return True
+    def _run_cap(self) -> float | None:
+        """The next run's ``max_cost_usd``: what is left of the session's cap (None: no session cap)."""
+        return None if self.max_cost is None else self.max_cost - self.spending.cost
 
     async def _cost(self, _: str) -> bool:
         spent = amounts.usd(self.spending.cost)
@@ -313,7 +336,7 @@ class ChatSession:
         from quorum.application.compaction import DEFAULT_CONTEXT_WINDOW
 
         agent = self._container.settings().agent
-        window = agent.context_window or self._container.prices().context_window(self._model_id)
+        window = agent.context_window or self._container.prices().context_window(self.model_id)
         return window or DEFAULT_CONTEXT_WINDOW, agent.compact_at
 
     async def _context(self, _: str) -> bool:
@@ -335,7 +358,7 @@ class ChatSession:
         if not history:
             self._print("nothing to compact yet")
             return True
-        model = self._container.settings().agent.compact_model or self._model_id
+        model = self._container.settings().agent.compact_model or self.model_id
         compacted, spent = await compact_now(history, gateway=self._container.gateway(), model_id=model)
         self.spending.add_compaction(spent, self._container.prices().cost(model, spent))  # /usage, /cost, the cap
         before, after = message_tokens(history), message_tokens(compacted.history)

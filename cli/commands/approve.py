@@ -129,33 +129,22 @@ def _decide(
 
 
 async def _continue(request: Any, options: AppOptions, display: Display) -> int:
-    from quorum.application.use_cases.continue_run import ContinueRun
     from quorum.cli.compose import compose
     from quorum.cli.run_setup import renderer_for, run_in_foreground
-    from quorum.composition.model_choice import choose_model
-    from quorum.composition.observers import FanOut
+    from quorum.composition.orders import DecisionOrder
     from quorum.composition.runtime import Runtime
-    from quorum.composition.stores import as_approvals
+    from quorum.composition.service import RunService
 
     renderer = renderer_for(options.json, display)
-    container = compose(options)
-    settings = container.settings()
-    store = as_approvals(container.run_store())
-    model_id = None
-    if request.model_id:
-        model_id = container.gateway().resolve(choose_model(request.model_id, container.env()))
-    request = request.model_copy(
-        update={
-            "model_id": model_id,
-            "params": settings.agent.execution_params(tools="all"),
-        }
+    runtime = Runtime(compose(options))  # built for the run's recorded workspace: its calls run there
+    order = DecisionOrder(
+        run_id=request.run_id,
+        approved=request.approved,
+        by=request.by,
+        call_ids=request.call_ids,
+        reason=request.reason,
+        model=request.model_id,
+        observers=(renderer,),
     )
-    agent = container.run_agent(observer=FanOut([container.recorder(), renderer]))
-    use_case = ContinueRun(store=store, approvals=store, agent=agent)
-    runtime = Runtime(container)
-
-    async def execute() -> Any:
-        prompt = await runtime.system_prompt()
-        return await use_case.execute(request.model_copy(update={"system_prompt": prompt}))
-
-    return await run_in_foreground(runtime, renderer, execute, as_json=options.json)
+    service = RunService(runtime)
+    return await run_in_foreground(runtime, renderer, lambda: service.decide(order), as_json=options.json)

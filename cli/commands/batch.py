@@ -84,25 +84,20 @@ def _batch_options(options: AppOptions, engine: str | None) -> tuple[AppOptions,
 
 
 async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine: str | None, as_json: bool) -> int:
-    from quorum.cli.batch.engines import LocalEngine, temporal_engine
+    from quorum.cli.batch.engines import BatchEngines
     from quorum.cli.batch.progress import HumanProgress, JsonProgress
-    from quorum.cli.batch.tasks import TaskEngine, plan, read_tasks, run_tasks
+    from quorum.cli.batch.tasks import plan, read_tasks, run_tasks
     from quorum.cli.compose import compose
     from quorum.cli.signals import signals_cancel_current_task
-    from quorum.infrastructure.engines.settings import EngineSettings
 
     tasks = read_tasks(tasks_file)
-    options, settings = _batch_options(options, engine)
+    options, _ = _batch_options(options, engine)
     composition = compose(options)
     store = composition.run_store()
     assert store is not None  # _batch_options refused a disabled log
     finished, to_run = plan(tasks, store)
-    runner: TaskEngine
-    local: LocalEngine | None = None
-    if settings.section(EngineSettings).kind == "temporal":
-        runner = temporal_engine(composition)
-    else:
-        runner = local = LocalEngine(options, composition)
+    runner = BatchEngines(options, composition)
+    runner.engine(None)  # the engine is chosen now: a missing Temporal extra is said before any task
     progress: Any = JsonProgress() if as_json else HumanProgress(len(tasks), live=sys.stderr.isatty())
     for outcome in finished:
         progress.ended(outcome)
@@ -117,8 +112,7 @@ async def _batch(tasks_file: Path, options: AppOptions, concurrency: int, engine
             outcomes = None
         finally:
             received.armed = False
-            if local is not None:
-                await local.aclose()
+            await runner.aclose()
     if outcomes is None:
         print(f"quorum: {received.name} received: the batch was cancelled", file=sys.stderr, flush=True)
         return received.exit_code

@@ -92,12 +92,14 @@ async def _chat(
         lines = PipedLines()
     await _say(ready.banner(), prompt_active=options.interactive)
 
-    from quorum.cli.chat.session import ChatSession
-    from quorum.cli.run_setup import Display
+    from quorum.cli.chat.session import ChatSession, CurrentRenderer
+    from quorum.cli.run_setup import Display, terminal_prompts
     from quorum.cli.signals import signals_cancel_current_task
     from quorum.composition.runtime import Runtime
 
-    runtime = Runtime(ready.container)
+    current = CurrentRenderer()  # MCP servers' questions hide the status of the message under way
+    line_prompt = terminal_prompts(current, None, ready.container.settings())[1] if options.interactive else None
+    runtime = Runtime(ready.container, line_prompt=line_prompt)
     session = ChatSession(
         runtime,
         model_id=ready.model_id,
@@ -105,6 +107,7 @@ async def _chat(
         conversation=ready.conversation,
         interactive=options.interactive,
         max_cost=max_cost,
+        current_renderer=current,
     )
     with signals_cancel_current_task() as received:
         try:

@@ -22,7 +22,7 @@ from quorum.cli.flags import (
     stacked,
     verbose_option,
 )
-from quorum.cli.run_setup import Display, ask_through, continuation_of, renderer_for, run_in_foreground
+from quorum.cli.run_setup import Display, continuation_of, renderer_for, run_in_foreground, terminal_prompts
 from quorum.cli.task_input import read_task
 from quorum.composition.options import AppOptions
 
@@ -193,20 +193,22 @@ async def _execute(
 ) -> int:
     from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
-    from quorum.composition.runs import prepare_run
+    from quorum.composition.engines import engine_kind
+    from quorum.composition.orders import RunOrder
     from quorum.composition.runtime import Runtime
+    from quorum.composition.service import RunService
     from quorum.domain.errors import UsageError
-    from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.review.settings import ReviewSettings
 
     renderer = renderer_for(options.json, display)
     container = compose(options)
     settings = container.settings()
-    temporal = settings.section(EngineSettings).kind == "temporal"
+    temporal = engine_kind(settings) == "temporal"
     if detach and not temporal:
         raise UsageError("--detach starts the run on Temporal: give --engine temporal (or [engine] kind)")
-    if not options.json and options.interactive and not temporal:
-        ask_through(container, renderer, display.tty_fd, settings)
+    asks_here = not options.json and options.interactive and not temporal
+    human, line_prompt = terminal_prompts(renderer, display.tty_fd, settings) if asks_here else (None, None)
+    runtime = Runtime(container, line_prompt=line_prompt)
     check_configured_names(container)
     if settings.section(ReviewSettings).hil_mode == "defer" and not low_risk_only and container.run_store() is None:
         raise UsageError("hil_mode = 'defer' keeps pending calls in the run log, which is disabled for this run")
@@ -215,35 +217,28 @@ async def _execute(
     parent_run_id = None
     if resume_from:
         continued = continuation_of(container, None if resume_from is True else str(resume_from))
-        parent_run_id, history = continued.parent_run_id, continued.history
+        parent_run_id, history = continued.parent_run_id, tuple(continued.history)
         model = model or continued.model
-    runtime = Runtime(container)
-
-    async def prepare(tool_notes: bool) -> Any:  # on Temporal the worker adds the tool sources' notes
-        return await prepare_run(
-            runtime,
-            task,
-            model=model,
-            history=history,
-            tools="low_risk_only" if low_risk_only else "all",
-            parent_run_id=parent_run_id,
-            observers=[renderer],
-            tool_notes=tool_notes,
-            plan=False if low_risk_only else None,  # ask never plans: it changes nothing anyway
-        )
-
+    order = RunOrder(
+        task,
+        model=model,
+        history=history,
+        tools="low_risk_only" if low_risk_only else "all",
+        parent_run_id=parent_run_id,
+        observers=(renderer,),
+        plan=False if low_risk_only else None,  # ask never plans: it changes nothing anyway
+        human=human,
+        tool_notes=not temporal,  # on Temporal the worker adds the tool sources' notes
+    )
+    service = RunService(runtime)
     if temporal:
         from quorum.cli.temporal_runs import execute_temporal
 
         async with runtime:
-            return await execute_temporal(
-                runtime, await prepare(False), options=options, renderer=renderer, detach=detach
-            )
-
-    async def execute() -> Any:
-        return await runtime.execute(await prepare(True))
-
-    return await run_in_foreground(runtime, renderer, execute, low_risk_only=low_risk_only, as_json=options.json)
+            return await execute_temporal(runtime, order, options=options, renderer=renderer, detach=detach)
+    return await run_in_foreground(
+        runtime, renderer, lambda: service.run(order), low_risk_only=low_risk_only, as_json=options.json
+    )
 
 
 __all__ = ["EXIT_USAGE", "ask", "run"]
