@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from quorum.application.execution import LoopLimits
 from quorum.application.execution import RunResult as LoopResult
+from quorum.composition.model_choice import ModelNaming
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
+from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent
 from quorum.domain.messages import Message
 from quorum.infrastructure.plugins.hookspecs import hookimpl
@@ -42,6 +44,12 @@ BUILTIN_SETS: dict[str, tuple[str, ...]] = {
     "all": ("read_file", "glob_search", "grep_search", "list_dir", "write_file", "edit_file", "run_command"),
 }
 """Which built-in tools ``builtins=`` offers."""
+
+IN_PYTHON = ModelNaming(
+    name_it='Name one with Agent(model="provider:model") (e.g. Agent(model="openai:gpt-4.1-mini"))',
+    offline='Agent(model="scripted:demo") (replays examples/demo.toml, shipped with Quorum) or Agent(model="test")',
+)
+"""How a model is named through the Python API: the no-model advice a script gets."""
 
 AGENT_KEYS = frozenset(LoopLimits.model_fields)
 """The ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…)."""
@@ -244,6 +252,7 @@ class Agent:
         listener: Callable[[RunEvent], None] | None,
         plan: bool | None = None,
     ) -> RunResult:
+        from quorum.composition.model_choice import NoModelChosen, advice
         from quorum.composition.orders import RunOrder
         from quorum.composition.service import RunService
 
@@ -261,7 +270,10 @@ class Agent:
             plan=plan,
             human=CallbackPrompt(human) if human is not None else None,
         )
-        result = await RunService(runtime).run(order)
+        try:
+            result = await RunService(runtime).run(order)
+        except NoModelChosen:  # the command line's advice names flags a script has no way to pass
+            raise UsageError(advice(IN_PYTHON)) from None
         return RunResult(**result.model_dump(), events=tuple(events))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from quorum.composition.model_choice import ModelNaming, NoModelChosen, advice
 from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
 
@@ -79,6 +80,16 @@ async def answer(session: CommandSession, name: str, argument: str) -> str:
     return _model(session, argument)
 
 
+IN_THE_EDITOR = ModelNaming(
+    name_it=(
+        "Name one with the /model command (e.g. /model openai:gpt-4.1-mini), or start the agent with "
+        "quorum acp --model provider:model"
+    ),
+    offline="/model scripted:demo (replays examples/demo.toml, shipped with Quorum) or /model test",
+)
+"""How a model is named in an editor: ``/model`` in the session, ``quorum acp --model`` for every session."""
+
+
 def _model(session: CommandSession, wanted: str) -> str:
     from quorum.composition.model_choice import choose_model
 
@@ -87,6 +98,8 @@ def _model(session: CommandSession, wanted: str) -> str:
     if not wanted:
         try:
             current = gateway.resolve(choose_model(session.model or container.settings().model, container.env()))
+        except NoModelChosen:
+            return f"No model: {advice(IN_THE_EDITOR)}"
         except QuorumError as error:
             return f"No model: {error}"
         return f"Model: {current}"

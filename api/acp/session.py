@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 from acp import RequestError, helpers
 from acp.schema import StopReason
 
-from quorum.acp.commands import answer
+from quorum.acp.commands import IN_THE_EDITOR, answer
 from quorum.acp.modes import Mode, hil_mode_of, parse_command
 from quorum.acp.permission import SessionScopes
 from quorum.acp.updates import EventTranslator, UpdatePump
 from quorum.composition.conversation import Conversation
+from quorum.composition.model_choice import NoModelChosen, advice
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted, RunStopReason
 from quorum.domain.tools import ImagePart
@@ -161,6 +162,8 @@ class AcpSession:
                 if current is not None and current.cancelling():
                     raise  # the agent is shutting down, not this turn
                 return "cancelled"
+        except NoModelChosen:  # the command line's advice names flags the editor has no way to pass
+            raise RequestError.invalid_params({"details": advice(IN_THE_EDITOR)}) from None
         except QuorumError as error:  # before the run started: nothing was recorded
             raise RequestError.invalid_params({"details": container.redactor().text(str(error))}) from None
         finally:

@@ -101,6 +101,19 @@ async def test_bad_input_gets_errors_and_the_agent_goes_on(cli: Cli) -> None:
     assert "Traceback" not in stderr_of(cli)
 
 
+async def test_with_no_model_the_advice_names_the_editors_ways(cli: Cli) -> None:
+    client = RecordingClient()
+    async with agent(cli, client) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        with pytest.raises(RequestError) as refused:
+            await prompt(conn, session.session_id, "hello")
+        assert await prompt(conn, session.session_id, "/model") == "end_turn"
+    said = str(refused.value.data)
+    assert "Name one with the /model command" in said and "quorum acp --model provider:model" in said
+    assert "/model scripted:demo" in said and "Name one with --model" not in said
+    assert "No model: no model configured. Name one with the /model command" in client.text()
+
+
 @pytest.mark.parametrize(
     ("config", "turns", "mode", "stop"),
     [

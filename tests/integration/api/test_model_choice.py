@@ -67,3 +67,16 @@ def test_a_default_the_configuration_does_not_name_is_listed_as_the_default() ->
     rows = model_rows(container.gateway(), "openai:gpt-4.1-mini")
     assert rows[0] == {"provider": "openai", "model": "openai:gpt-4.1-mini", "source": "default"}
     assert [row["model"] for row in rows[1:]] == ["test", "scripted:demo"]
+
+
+def test_the_python_api_words_the_advice_for_a_script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "QUORUM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    from quorum import Agent
+
+    with pytest.raises(UsageError) as raised:
+        Agent().run_sync("hello")
+    said = str(raised.value)
+    assert said.startswith('no model configured. Name one with Agent(model="provider:model")')
+    assert 'Agent(model="scripted:demo")' in said and "--model" not in said
