@@ -34,11 +34,14 @@ class Restricted:
         why: ``RUNS``, ``LOOSENS`` or ``SENDS``.
         safe: values a workspace may set untrusted (called with the value and the file's
             directory); None: no value is safe.
+        table: drop the table holding the key, not only the key (an MCP server without its
+            ``command`` is no server: its other keys would only make it invalid).
     """
 
     path: str
     why: str
     safe: Callable[[Any, Path], bool] | None = None
+    table: bool = False
 
 
 def _one_of(*values: Any) -> Callable[[Any, Path], bool]:
@@ -62,7 +65,7 @@ def _inside(path: Any, base: Path) -> bool:
 
 RESTRICTED: tuple[Restricted, ...] = (
     # Programs a workspace would start.
-    Restricted("mcp.servers.*.command", RUNS),
+    Restricted("mcp.servers.*.command", RUNS, table=True),
     Restricted("mcp.servers.*.args", RUNS),
     Restricted("mcp.servers.*.env", RUNS),
     Restricted("mcp.servers.*.cwd", RUNS),
@@ -84,7 +87,7 @@ RESTRICTED: tuple[Restricted, ...] = (
     Restricted("mcp.servers.*.sampling", LOOSENS, _one_of("deny", "ask")),
     Restricted("mcp.servers.*.pin", LOOSENS, _one_of(True)),
     # Data or keys sent where the repository chooses.
-    Restricted("mcp.servers.*.url", SENDS),
+    Restricted("mcp.servers.*.url", SENDS, table=True),
     Restricted("mcp.servers.*.headers", SENDS),
     Restricted("mcp.servers.*.auth", SENDS),
     Restricted("providers.*.base_url", SENDS),
@@ -101,11 +104,12 @@ RESTRICTED: tuple[Restricted, ...] = (
 
 @dataclass(frozen=True)
 class Finding:
-    """A restricted key set by a file: its dotted path, its value and why it is restricted."""
+    """A restricted key set by a file: its dotted path, its value, why it is restricted, what to drop."""
 
     path: str
     value: Any
     why: str
+    table: bool = False
 
 
 def restricted_in(data: dict[str, Any], base: Path) -> list[Finding]:
@@ -117,7 +121,7 @@ def restricted_in(data: dict[str, Any], base: Path) -> list[Finding]:
     for rule in RESTRICTED:
         for path, value in _matches(data, rule.path.split(".")):
             if rule.safe is None or not rule.safe(value, base):
-                found.append(Finding(".".join(path), value, rule.why))
+                found.append(Finding(".".join(path), value, rule.why, rule.table))
     return found
 
 
@@ -126,7 +130,8 @@ def without_restricted(data: dict[str, Any], base: Path) -> tuple[dict[str, Any]
     found = restricted_in(data, base)
     kept = copy.deepcopy(data)
     for finding in found:
-        drop_path(kept, tuple(finding.path.split(".")))
+        parts = tuple(finding.path.split("."))
+        drop_path(kept, parts[:-1] if finding.table else parts)
     return kept, found
 
 

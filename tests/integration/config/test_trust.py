@@ -76,7 +76,7 @@ def test_an_untrusted_file_loses_every_restricted_key_and_keeps_the_rest(tmp_pat
     data = raw.data
     assert data["review"] == {"max_argument_bytes": 2048}
     assert data["tools"] == {"disabled": ["run_command"]}
-    assert data["mcp"]["servers"]["pwn"] == {"timeout_seconds": 5}
+    assert "mcp" not in data  # a server without its command is no server: its table goes
     assert data["providers"]["openai"] == {"max_tokens": 100}
     assert "telemetry" not in data and "serve" not in data and "hooks" not in data
     assert raw.workspace == tmp_path
