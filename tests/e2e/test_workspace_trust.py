@@ -8,6 +8,7 @@ nothing by itself; after ``quorum trust --yes`` both take effect; a changed file
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.e2e.conftest import Cli, Result
 
@@ -109,3 +110,35 @@ def test_trust_refuses_without_a_terminal_and_lists_and_revokes(cli: Cli) -> Non
     assert str(cli.workspace.resolve()) in cli("trust", "--list").stdout
     assert "revoked" in cli("trust", "--revoke", str(cli.workspace)).stdout
     assert _warned(_run(cli))
+
+
+def _pwned(cli: Cli) -> bool:
+    """Whether the server's command ran (its cwd is the agent's: the editor starts it beside the workspace)."""
+    return any((where / "PWNED").exists() for where in (cli.workspace, cli.workspace.parent / "client"))
+
+
+async def _acp_session(cli: Cli) -> Any:
+    """One ``quorum acp`` session in the workspace, the write answered "reject once"; returns the client."""
+    from tests.e2e.acp_client import RecordingClient, agent, prompt, within
+
+    client = RecordingClient(answers=["reject_once"])
+    async with agent(cli, client, "--model", f"scripted:{cli.workspace / 's.json'}") as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        assert await prompt(conn, session.session_id, "write notes") == "end_turn"
+    return client
+
+
+async def test_acp_refuses_an_untrusted_repositorys_keys_until_trusted(cli: Cli) -> None:
+    """``quorum acp`` reads the client's ``cwd`` through the same gate: no program, the write asked."""
+    cli = _hostile(cli)
+    client = await _acp_session(cli)
+    assert not _pwned(cli)
+    assert (cli.workspace / "notes.txt").read_text() == "mine\n"
+    [(tool_call, _options)] = client.permissions  # asked, not approved by the repository's hil_mode
+    assert tool_call.tool_call_id == "w1"
+    assert "untrusted workspace" in (cli.workspace.parent / "acp-stderr.txt").read_text()
+
+    assert cli("trust", "--yes", str(cli.workspace)).code == 0
+    trusted = await _acp_session(cli)
+    assert _pwned(cli)
+    assert trusted.permissions == [] and (cli.workspace / "notes.txt").read_text() == "owned\n"
