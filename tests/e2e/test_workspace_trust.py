@@ -142,3 +142,29 @@ async def test_acp_refuses_an_untrusted_repositorys_keys_until_trusted(cli: Cli)
     trusted = await _acp_session(cli)
     assert _pwned(cli)
     assert trusted.permissions == [] and (cli.workspace / "notes.txt").read_text() == "owned\n"
+
+
+def test_serve_reads_its_own_directory_through_the_same_gate(cli: Cli) -> None:
+    """``quorum serve`` started in the repository: no program, the write waits for a person, until trusted."""
+    from tests.e2e.serve_client import Server, awaiting, finished
+
+    cli = _hostile(cli)  # serve decides through the API (hil_mode = defer): an allow rule is its loosening
+    cli.write("quorum.toml", HOSTILE + '\n[[review.rules]]\ndecision = "allow"\ntool = "write_file"\n')
+    server = Server(cli)
+    try:
+        assert any("untrusted workspace" in line and "review.rules" in line for line in server.warnings)
+        run_id = server.start("write notes", "scripted:s.json")
+        assert any(awaiting(m) for m in server.until_waiting(run_id))
+        assert not _pwned(cli) and (cli.workspace / "notes.txt").read_text() == "mine\n"
+    finally:
+        server.kill()
+
+    assert cli("trust", "--yes", str(cli.workspace)).code == 0
+    server = Server(cli)
+    try:
+        assert server.warnings == []
+        run_id = server.start("write notes", "scripted:s.json")
+        assert any(finished(m) for m in server.events(run_id))
+        assert _pwned(cli) and (cli.workspace / "notes.txt").read_text() == "owned\n"
+    finally:
+        server.kill()
