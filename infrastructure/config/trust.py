@@ -93,7 +93,6 @@ RESTRICTED: tuple[Restricted, ...] = (
     Restricted("providers.*.base_url", SENDS),
     Restricted("providers.*.headers", SENDS),
     Restricted("providers.*.api_key", SENDS),  # the repository's account would see every prompt
-    Restricted("providers.*.api_key_env", SENDS),
     Restricted("serve", SENDS),  # host, cors_origins, token, TLS files
     Restricted("telemetry.endpoint", SENDS),
     Restricted("telemetry.headers", SENDS),

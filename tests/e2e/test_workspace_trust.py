@@ -168,3 +168,12 @@ def test_serve_reads_its_own_directory_through_the_same_gate(cli: Cli) -> None:
         assert _pwned(cli) and (cli.workspace / "notes.txt").read_text() == "owned\n"
     finally:
         server.kill()
+
+
+def test_init_trusts_the_file_it_writes_and_only_that(cli: Cli) -> None:
+    cli = _untrusted(cli)
+    assert cli("init", "--provider", "ollama").code == 0  # base_url: a key only a trusted file sets
+    shown = cli("config", "show")
+    assert shown.code == 0 and "untrusted workspace" not in shown.stderr
+    cli.write("quorum.toml", (cli.workspace / "quorum.toml").read_text() + '\n[serve]\nhost = "0.0.0.0"\n')
+    assert "keys of an untrusted workspace" in cli("config", "show").stderr  # changed: untrusted again
