@@ -177,3 +177,32 @@ def test_init_trusts_the_file_it_writes_and_only_that(cli: Cli) -> None:
     assert shown.code == 0 and "untrusted workspace" not in shown.stderr
     cli.write("quorum.toml", (cli.workspace / "quorum.toml").read_text() + '\n[serve]\nhost = "0.0.0.0"\n')
     assert "keys of an untrusted workspace" in cli("config", "show").stderr  # changed: untrusted again
+
+
+def test_trust_asks_on_a_terminal_and_no_trusts_nothing(cli: Cli) -> None:
+    import sys
+
+    import pexpect
+
+    cli = _hostile(cli)
+
+    def answer(text: str) -> int:
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "quorum.cli.main", "trust"],
+            cwd=str(cli.workspace),
+            env={**cli.env, "TERM": "dumb", "NO_COLOR": "1"},
+            encoding="utf-8",
+            timeout=20,
+        )
+        child.expect_exact('review.hil_mode = "auto_approve"')
+        child.expect_exact("[y/N]")
+        child.sendline(text)
+        child.expect(pexpect.EOF)
+        child.close()
+        return int(child.exitstatus)
+
+    assert answer("n") == 1
+    assert cli("trust", "--list").stdout.strip() == "no trusted workspaces"
+    assert answer("y") == 0
+    assert not _warned(_run(cli))
