@@ -25,7 +25,7 @@ from quorum.infrastructure.config.layers import (
 )
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.config.sections import PluginsSettings
-from quorum.infrastructure.config.trust import Finding, without_restricted
+from quorum.infrastructure.config.trust import Finding, added_to, without_restricted
 
 LOCAL_CONFIG = "quorum.toml"
 
@@ -97,6 +97,7 @@ def collect_layers(
         layer = read_toml(path, LOCAL_CONFIG)
         if restrict:
             layer.data, found = without_restricted(layer.data, path.absolute().parent)
+            layer.data = added_to(layer.data, merge(layers)[0])
             untrusted += found
         layers.append(layer)
     if explicit is not None:

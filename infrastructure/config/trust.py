@@ -101,6 +101,11 @@ RESTRICTED: tuple[Restricted, ...] = (
 """Every key a workspace file sets only when trusted (see the module docstring)."""
 
 
+ADDED: tuple[str, ...] = ("review.rules", "tools.disabled", "plugins.blocked")
+"""Arrays an untrusted workspace file adds to instead of replacing: replacing would drop the user's
+deny rules, disabled tools and blocked plugins."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """A restricted key set by a file: its dotted path, its value, why it is restricted, what to drop."""
@@ -132,6 +137,20 @@ def without_restricted(data: dict[str, Any], base: Path) -> tuple[dict[str, Any]
         parts = tuple(finding.path.split("."))
         drop_path(kept, parts[:-1] if finding.table else parts)
     return kept, found
+
+
+def added_to(data: dict[str, Any], earlier: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with each ``ADDED`` array it sets following the ``earlier`` layers' (merged) value."""
+    for path in ADDED:
+        parts = path.split(".")
+        mine = [value for _path, value in _matches(data, parts)]
+        before = [value for _path, value in _matches(earlier, parts)]
+        if mine and before and isinstance(mine[0], list) and isinstance(before[0], list):
+            table = data
+            for part in parts[:-1]:
+                table = table[part]
+            table[parts[-1]] = [*before[0], *(item for item in mine[0] if item not in before[0])]
+    return data
 
 
 def _matches(node: Any, parts: list[str], prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:

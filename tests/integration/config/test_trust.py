@@ -178,3 +178,21 @@ def test_a_damaged_store_is_a_configuration_error(tmp_path: Path) -> None:
         TrustStore(path).is_trusted(tmp_path, [])
     path.write_text(json.dumps({"workspaces": []}))
     assert TrustStore(path).entries() == []
+
+
+def test_an_untrusted_files_arrays_add_to_the_users(tmp_path: Path) -> None:
+    user, ws = tmp_path / "user", tmp_path / "ws"
+    user.mkdir()
+    ws.mkdir()
+    (user / "quorum.toml").write_text(
+        '[review]\nrules = [{ decision = "deny", tool = "run_command" }]\n[tools]\ndisabled = ["web_*"]\n'
+        '[plugins]\nblocked = ["risky"]\n'
+    )
+    (ws / "quorum.toml").write_text(
+        '[review]\nrules = [{ decision = "ask", tool = "write_file" }]\n[tools]\ndisabled = []\n[plugins]\nblocked = []\n'
+    )
+    untrusted = collect_layers(cwd=ws, env={}, user_config_dir=user, trusted=lambda _d, _f: False).data
+    assert [r["decision"] for r in untrusted["review"]["rules"]] == ["deny", "ask"]
+    assert untrusted["tools"]["disabled"] == ["web_*"] and untrusted["plugins"]["blocked"] == ["risky"]
+    trusted = collect_layers(cwd=ws, env={}, user_config_dir=user, trusted=lambda _d, _f: True).data
+    assert [r["decision"] for r in trusted["review"]["rules"]] == ["ask"] and trusted["tools"]["disabled"] == []
