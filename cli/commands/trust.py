@@ -92,7 +92,7 @@ def _show(files: list[Path]) -> None:
             click.echo("  nothing that runs a program, loosens review or sends data elsewhere")
         for finding in found:
             value = printable(json.dumps(finding.value, ensure_ascii=False, default=str))
-            click.echo(f"  {finding.path} = {value}    ({finding.why})")
+            click.echo(f"  {printable(finding.path)} = {value}    ({finding.why})")
 
 
 def _list(store: TrustStore) -> None:

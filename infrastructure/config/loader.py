@@ -204,12 +204,18 @@ def _ignore_env(raw: RawConfig, data: dict[str, Any], sections: Mapping[str, Any
 
 def untrusted_warning(raw: RawConfig) -> str:
     """The one warning naming the keys an untrusted workspace's files set, and how to trust it."""
-    keys = ", ".join(dict.fromkeys(finding.path for finding in raw.untrusted))
-    where = shlex.quote(str(raw.workspace)) if raw.workspace is not None else "DIR"
+    keys = ", ".join(dict.fromkeys(_shown(finding.path) for finding in raw.untrusted))
+    where = _shown(shlex.quote(str(raw.workspace))) if raw.workspace is not None else "DIR"
     return (
         f"ignoring {LOCAL_CONFIG} keys of an untrusted workspace (they run programs, loosen review "
         f"or send data elsewhere): {keys}; to use them, review them with `quorum trust {where}`"
     )
+
+
+def _shown(text: str) -> str:
+    """``text``, escaped when it holds a character a terminal obeys (str.isprintable is False
+    for escape sequences and bidi controls alike): key names come from the repository."""
+    return text if text.isprintable() else ascii(text)
 
 
 def _stderr_warning(message: str) -> None:

@@ -196,3 +196,12 @@ def test_an_untrusted_files_arrays_add_to_the_users(tmp_path: Path) -> None:
     assert untrusted["tools"]["disabled"] == ["web_*"] and untrusted["plugins"]["blocked"] == ["risky"]
     trusted = collect_layers(cwd=ws, env={}, user_config_dir=user, trusted=lambda _d, _f: True).data
     assert [r["decision"] for r in trusted["review"]["rules"]] == ["ask"] and trusted["tools"]["disabled"] == []
+
+
+def test_the_warning_escapes_what_a_terminal_would_obey(tmp_path: Path) -> None:
+    from quorum.infrastructure.config.loader import untrusted_warning
+
+    (tmp_path / "quorum.toml").write_text('[mcp.servers."x\\u001b]0;owned\\u0007\\u202e"]\ncommand = "sh"\n')
+    warning = untrusted_warning(_layers(tmp_path, trusted=False))
+    assert "\x1b" not in warning and "\u202e" not in warning and "\\x1b" in warning and "\\u202e" in warning
+    assert f"quorum trust {tmp_path}" in warning
