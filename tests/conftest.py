@@ -11,6 +11,12 @@ from tests.support.http_server import ScriptedHttpServer
 from tests.support.openai_server import openai_server
 
 
+@pytest.fixture(autouse=True)
+def trusted_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests write their own workspace's quorum.toml: trust it (tests/e2e/test_workspace_trust.py does not)."""
+    monkeypatch.setenv("QUORUM_TRUST_WORKSPACE", "1")
+
+
 @pytest.fixture
 def openai_wire() -> Iterator[ScriptedHttpServer]:
     """A started local OpenAI Chat Completions server (``base_url`` is ``url + "/v1"``)."""

@@ -29,6 +29,7 @@ def session_container(workspace: Path, mcp_servers: Sequence[Any], config_path: 
     from quorum.composition.container import build_container
     from quorum.composition.options import AppOptions
     from quorum.composition.paths import user_config_dir
+    from quorum.composition.trust import trust_check
     from quorum.infrastructure.config.loader import RawConfig, collect_layers
 
     overrides: dict[str, Any] = {"tools": {"workspace": str(workspace)}}
@@ -40,6 +41,7 @@ def session_container(workspace: Path, mcp_servers: Sequence[Any], config_path: 
             user_config_dir=user_config_dir(),
             config_path=config_path,
             overrides=overrides,
+            trusted=trust_check(os.environ),
         )
 
     configured = layers().data.get("mcp", {}).get("servers", {})

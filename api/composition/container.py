@@ -22,6 +22,7 @@ from quorum.composition.paths import user_config_dir, user_data_dir, workspace_o
 from quorum.composition.stores import build_run_store
 from quorum.composition.telemetry import build_telemetry, traced_gateway
 from quorum.composition.telemetry import run_agent as build_run_agent
+from quorum.composition.trust import trust_check
 from quorum.domain.secrets import Redactor, Secret
 from quorum.infrastructure.config.loader import RawConfig, blocked_plugins, collect_layers, validate
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
@@ -54,12 +55,14 @@ TRUTHY = ("1", "true", "yes", "on")
 
 
 def read_layers(options: AppOptions, env: Mapping[str, str], config_dir: Path | None) -> RawConfig:
+    """The configuration layers of this invocation; an untrusted workspace's restricted keys left out."""
     return collect_layers(
         cwd=Path.cwd(),
         env=env,
         user_config_dir=config_dir,
         config_path=options.config_path,
         overrides=options.overrides,
+        trusted=trust_check(env),
     )
 
 

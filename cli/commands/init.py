@@ -1,7 +1,8 @@
 """``quorum init``: write a commented quorum.toml for the current directory.
 
 Asks which provider (and model) on a terminal; ``--provider``/``--model`` answer without asking.
-An existing quorum.toml is kept unless ``--force``.
+An existing quorum.toml is kept unless ``--force``. The workspace is trusted with the file
+written (``quorum trust``): its keys are the person's own choice.
 """
 
 from __future__ import annotations
@@ -102,8 +103,17 @@ def init(provider: str | None, model: str | None, force: bool) -> None:
         section = PROVIDER_SECTIONS.get(provider, "")
         text = TEMPLATE.format(model=chosen, provider_section=section)
         target.write_text(text, encoding="utf-8")
+        _trust_written(target)
     click.echo(f"wrote {target} (model {chosen})", err=True)
     if key_env:
         click.echo(f'next: export {key_env}=… or `quorum keys set {provider}`, then `quorum run "…"`', err=True)
     else:
         click.echo('next: quorum run "…"', err=True)
+
+
+def _trust_written(target: Path) -> None:
+    """Trust the workspace with the file just written: the person who wrote it is the one trusting it."""
+    from quorum.composition.trust import trust_store
+    from quorum.infrastructure.config.loader import workspace_files
+
+    trust_store().trust(target.parent, workspace_files(target.parent))

@@ -24,6 +24,7 @@ ENV_NOT_CONFIG = frozenset(
         "QUORUM_KEYS_BACKEND",
         "QUORUM_NO_BROWSER",
         "QUORUM_TRACE_PLUGINS",
+        "QUORUM_TRUST_WORKSPACE",
         STRICT_ENV,
     }
 )

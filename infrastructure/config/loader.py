@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import shlex
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,12 @@ from quorum.infrastructure.config.layers import (
 )
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.config.sections import PluginsSettings
+from quorum.infrastructure.config.trust import Finding, added_to, without_restricted
 
 LOCAL_CONFIG = "quorum.toml"
+
+TrustCheck = Callable[[Path, Sequence[Path]], bool]
+"""Whether a workspace directory is trusted with these configuration files as they are now."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,10 @@ class RawConfig:
     strict_env: bool = False
     layers: tuple[Layer, ...] = ()
     """The layers merged into ``data``, later wins (to merge again without some variables)."""
+    untrusted: tuple[Finding, ...] = ()
+    """Keys of an untrusted workspace's files left out (see ``quorum.infrastructure.config.trust``)."""
+    workspace: Path | None = None
+    """The directory whose configuration files were read (what ``quorum trust`` would trust)."""
 
     def source_of(self, path: str) -> str | None:
         return origin_of(self.origins, path)
@@ -66,20 +75,31 @@ def collect_layers(
     user_config_dir: Path | None,
     config_path: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
+    trusted: TrustCheck | None = None,
 ) -> RawConfig:
     """Read every layer, later wins: user config → ./quorum.toml → --config → QUORUM_* → flags.
 
     Built-in defaults are the schema's defaults. ``QUORUM_CONFIG`` stands in for ``--config``.
+    The workspace's files (``workspace_files``) come with the repository: unless ``trusted``
+    says the workspace is trusted with them, their restricted keys are left out (listed in
+    ``RawConfig.untrusted``). ``trusted`` None trusts them (callers that chose the files).
     """
     layers: list[Layer] = []
     # exists(), not is_file(): a directory or FIFO where a config file should be is an error,
     # never silently skipped.
     if user_config_dir is not None and (user_config_dir / LOCAL_CONFIG).exists():
         layers.append(read_toml(user_config_dir / LOCAL_CONFIG))
-    local = cwd / LOCAL_CONFIG
     explicit = config_path or (Path(env["QUORUM_CONFIG"]) if env.get("QUORUM_CONFIG") else None)
-    if local.exists() and (explicit is None or explicit.resolve() != local.resolve()):
-        layers.append(read_toml(local, LOCAL_CONFIG))
+    local = workspace_files(cwd, explicit)
+    untrusted: list[Finding] = []
+    restrict = bool(local) and trusted is not None and not trusted(cwd, local)
+    for path in local:
+        layer = read_toml(path, LOCAL_CONFIG)
+        if restrict:
+            layer.data, found = without_restricted(layer.data, path.absolute().parent)
+            layer.data = added_to(layer.data, merge(layers)[0])
+            untrusted += found
+        layers.append(layer)
     if explicit is not None:
         layers.append(read_toml(explicit, str(explicit)))
     environment = env_layer(env)
@@ -92,7 +112,28 @@ def collect_layers(
     data, origins = merge(layers)
     files = tuple(layer.label for layer in layers if layer.label not in ("environment", "command line"))
     strict = env.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    return RawConfig(data, origins, files, tuple(not_config), environment.variables, strict, tuple(layers))
+    return RawConfig(
+        data,
+        origins,
+        files,
+        tuple(not_config),
+        environment.variables,
+        strict,
+        tuple(layers),
+        tuple(untrusted),
+        cwd,
+    )
+
+
+def workspace_files(cwd: Path, explicit: Path | None = None) -> list[Path]:
+    """The configuration files read from the workspace ``cwd``: ``./quorum.toml`` unless it is ``explicit``.
+
+    These are the files trust is about; the user's config dir and ``--config FILE`` are the user's own.
+    """
+    local = cwd / LOCAL_CONFIG
+    if local.exists() and (explicit is None or explicit.resolve() != local.resolve()):
+        return [local]
+    return []
 
 
 def _core_key(parts: tuple[str, ...]) -> bool | None:
@@ -161,6 +202,25 @@ def _ignore_env(raw: RawConfig, data: dict[str, Any], sections: Mapping[str, Any
         warn(f"ignoring {name}: not a configuration key")
 
 
+def untrusted_warning(raw: RawConfig) -> str:
+    """The one warning naming the keys an untrusted workspace's files set, and how to trust it."""
+    keys = ", ".join(dict.fromkeys(_shown(finding.path) for finding in raw.untrusted))
+    where = _shown(shlex.quote(str(raw.workspace))) if raw.workspace is not None else "DIR"
+    return (
+        f"ignoring {LOCAL_CONFIG} keys of an untrusted workspace (they run programs, loosen review "
+        f"or send data elsewhere): {keys}; to use them, review them with `quorum trust {where}`"
+    )
+
+
+def _shown(text: str) -> str:
+    """``text``, escaped when it holds a character a terminal obeys.
+
+    ``str.isprintable`` is False for escape sequences and bidi controls alike; key names come from
+    the repository.
+    """
+    return text if text.isprintable() else ascii(text)
+
+
 def _stderr_warning(message: str) -> None:
     print(f"quorum: warning: {message}", file=sys.stderr, flush=True)
 
@@ -195,6 +255,8 @@ def validate(
     raw = _without_section_non_keys(raw, section_models)
     data = dict(raw.data)
     _ignore_env(raw, data, section_models, warn)
+    if raw.untrusted:
+        warn(untrusted_warning(raw))
     for key in data:
         if key not in CORE_KEYS and key not in section_models:
             known = sorted(CORE_KEYS | set(section_models))

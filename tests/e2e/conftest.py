@@ -60,6 +60,7 @@ def isolated_env(root: Path) -> dict[str, str]:
         XDG_CACHE_HOME=str(root / "cache"),
         QUORUM_DB=str(root / "runs.db"),
         PYTHONUNBUFFERED="1",
+        QUORUM_TRUST_WORKSPACE="1",  # tests configure their own workspace; trust is tested without it
     )
     return env
 

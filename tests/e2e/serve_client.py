@@ -55,7 +55,11 @@ class Server:
             text=True,
         )
         assert self.proc.stderr is not None
+        self.warnings: list[str] = []  # lines before the start line (quorum: warning: …)
         self.first_line = self.proc.stderr.readline()  # the start line, or "" when it exited
+        while self.first_line.startswith("quorum: warning:"):
+            self.warnings.append(self.first_line)
+            self.first_line = self.proc.stderr.readline()
         self.stderr: list[str] = []
         self._drainer = threading.Thread(target=self._drain, daemon=True)
         self._drainer.start()

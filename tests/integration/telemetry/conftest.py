@@ -84,7 +84,8 @@ def compose(
         f'[telemetry]\nenabled = true\nendpoint = "{receiver.url}"\nservice_name = "quorum-test"\n'
         f"capture_content = {str(capture).lower()}\n{config}"
     )
-    return build_container(AppOptions(no_log=True), env=env or {}, config_dir=None, **overrides)
+    env = {"QUORUM_TRUST_WORKSPACE": "1", **(env or {})}  # the test's own quorum.toml
+    return build_container(AppOptions(no_log=True), env=env, config_dir=None, **overrides)
 
 
 async def run_once(container: Container, request: Any) -> Any:
