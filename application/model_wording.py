@@ -28,13 +28,13 @@ RUN_CANCELLED = "the run was cancelled"
 OUTPUT_TOKEN_LIMIT = "the model stopped at its output token limit"
 THREAD_ABANDONED = " (its thread was abandoned)"
 NOT_EXECUTED = "not executed: "
-"""The start of the result of a call the loop left unexecuted because the run stops (renderers read it)."""
+"""The start of the result of a call the loop left unexecuted because the run stops (its event: ``not_run``)."""
 REFUSED = "; the call was not executed"
+"""The end of the result of a call refused before it ran, its arguments wrong (event: ``invalid_arguments``)."""
 COMPACTED = " was removed to save context; the run log keeps it]"
 """The end of the marker replacing an old tool output (``output_compacted``)."""
 REPEATED = " calls exactly, and you already have its result above. Answer from it, or try something else."
 """The end of the loop guard's result (``repeated_call``)."""
-"""The end of the result of a call refused before it ran: its arguments were wrong (renderers read it)."""
 
 
 def unknown_tool(name: str, available: Iterable[str]) -> str:

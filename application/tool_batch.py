@@ -43,6 +43,40 @@ class _Planned:
     """The policy rule that screened the call (deny: it never runs; ask: it is reviewed)."""
 
 
+@dataclass(frozen=True)
+class Unrun:
+    """How a call that does not run is answered: what the model reads, and what its event says.
+
+    ``output`` is the result the model reads (``model_wording``); ``outcome`` and ``problem`` go
+    to the ``tool_result`` event, so renderers say why from fields, never from ``output``.
+    """
+
+    output: str
+    outcome: ToolOutcome = "error"
+    problem: str | None = None
+
+    @classmethod
+    def stopping(cls, why: str) -> Unrun:
+        """A call the loop leaves unexecuted because the run stops (``why``: the stop's detail)."""
+        return cls(say.not_executed(why), "not_run", why)
+
+    @classmethod
+    def cancelled(cls, why: str) -> Unrun:
+        """A call cut off by the run's timeout or cancellation."""
+        return cls(say.cancelled(why))
+
+    @classmethod
+    def invalid(cls, name: str, problem: str) -> Unrun:
+        """A call whose arguments are wrong (``problem``), refused before any review."""
+        return cls(say.not_executed_because(name, problem), "invalid_arguments", problem)
+
+    @classmethod
+    def unknown_tool(cls, name: str, offered: Sequence[str]) -> Unrun:
+        """A call to a tool that is not offered."""
+        said = say.unknown_tool(name, offered)
+        return cls(said, "invalid_arguments", said)
+
+
 @dataclass
 class TurnCalls:
     """The calls of one turn and the results gathered so far (read when a run is cut short)."""
@@ -81,10 +115,12 @@ class TurnCalls:
         redacted: bool = False,
         images: tuple[ImagePart, ...] = (),
         outcome: ToolOutcome | None = None,
+        problem: str | None = None,
     ) -> None:
         """Record the result of call ``index`` and emit its ``tool_result`` event (which has no images).
 
-        ``outcome`` defaults to what ``is_error`` and ``is_rejected`` say (ok, error, rejected).
+        ``outcome`` defaults to what ``is_error`` and ``is_rejected`` say (ok, error, rejected);
+        ``problem`` is why a call did not run, for the event (``ToolResultEvent.problem``).
         """
         call = self.calls[index]
         result = ToolResult(
@@ -98,7 +134,11 @@ class TurnCalls:
             images=images,
         )
         self.results[index] = result
-        observer.on_event(ToolResultEvent.of(result, outcome))
+        observer.on_event(ToolResultEvent.of(result, outcome, problem))
+
+    def refuse(self, index: int, unrun: Unrun, observer: RunObserver) -> None:
+        """Answer call ``index``, which does not run, as ``unrun`` says."""
+        self.answer(index, unrun.output, observer, is_error=True, outcome=unrun.outcome, problem=unrun.problem)
 
 
 @dataclass(frozen=True)
@@ -228,12 +268,12 @@ class ToolBatch:
         high: list[_Planned] = []
         repeated, times = (self._guard.repeats(turn.calls), self._guard.limit) if self._guard else (set(), 0)
         for index, call in enumerate(turn.calls):
-            planned, problem = self._plan(index, call)
+            planned, invalid = self._plan(index, call)
             turn.announce(index, planned.risk.level if planned else RiskLevel.HIGH, self._observer)
             if index in repeated:
                 turn.answer(index, say.repeated_call(call.name, times), self._observer, is_error=True)
             elif planned is None:
-                turn.answer(index, problem or "", self._observer, is_error=True, outcome="invalid_arguments")
+                turn.refuse(index, invalid or Unrun(""), self._observer)
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)
             elif planned.risk.level is RiskLevel.LOW:
@@ -249,8 +289,9 @@ class ToolBatch:
         for position, planned in enumerate(high):
             if rejections.exhausted:
                 for skipped in high[position:]:
-                    note = say.not_executed(say.rejections_exhausted(rejections.limit))
-                    turn.answer(skipped.index, note, self._observer, is_error=True)
+                    turn.refuse(
+                        skipped.index, Unrun.stopping(say.rejections_exhausted(rejections.limit)), self._observer
+                    )
                 break
             await self._execute_high(turn, planned, brief.context(planned.tool, planned.risk), rejections)
 
@@ -266,9 +307,9 @@ class ToolBatch:
         """
         for index in sorted(decisions):
             decision = decisions[index]
-            planned, problem = self._plan(index, turn.calls[index])
+            planned, invalid = self._plan(index, turn.calls[index])
             if planned is None:
-                turn.answer(index, problem or "", self._observer, is_error=True, outcome="invalid_arguments")
+                turn.refuse(index, invalid or Unrun(""), self._observer)
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)
             elif decision.approved:
@@ -278,13 +319,13 @@ class ToolBatch:
             else:
                 self._reject(turn, planned, decision, rejections)
 
-    def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, str | None]:
+    def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, Unrun | None]:
         tool = self._offered.get(call.name)
         if tool is None:
-            return None, say.unknown_tool(call.name, self._offered.names())
+            return None, Unrun.unknown_tool(call.name, self._offered.names())
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
         if problem is not None:
-            return None, say.not_executed_because(call.name, problem)
+            return None, Unrun.invalid(call.name, problem)
         screening = screen_call(self._reviewer, call, tool, self._executor.assess_risk(call, tool))
         return _Planned(index, call, tool, screening.risk, screening.rule), None
 

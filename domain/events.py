@@ -264,12 +264,14 @@ class McpToolChanged(_Event):
     change: list[McpToolChange]
 
 
-ToolOutcome = Literal["ok", "error", "rejected", "invalid_arguments", "timed_out"]
+ToolOutcome = Literal["ok", "error", "rejected", "invalid_arguments", "timed_out", "not_run"]
 """How a call ended (``tool_result.outcome``).
 
 - ``ok``: it ran and succeeded.
-- ``error``: it failed (the tool's error, a call the loop left unexecuted because the run stops,
-  a repeated call the loop guard did not run).
+- ``error``: it failed (the tool's error, a run cancelled or timed out under it, a repeated call
+  the loop guard did not run).
+- ``not_run``: the loop left it unexecuted because the run stops (a limit, too many rejections,
+  a failure); ``problem`` says why.
 - ``rejected``: a review or a ``deny`` rule refused it; it did not run.
 - ``invalid_arguments``: it could not be run as made (an unknown tool, arguments that break the
   tool's schema or bounds); refused before any review, it did not run.
@@ -286,6 +288,9 @@ class ToolResultEvent(_Event):
     ``[image: image/png, 4 KB]``). ``outcome`` says how the call ended (``ToolOutcome``);
     ``is_error`` is true for every outcome but ``ok``, ``is_rejected`` for ``rejected``. An event
     recorded before ``outcome`` existed reads as ``rejected``, ``error`` or ``ok`` from those two.
+    ``problem`` says, for a call that did not run (``invalid_arguments``, ``not_run``), why, in
+    the loop's words without the model-facing wrapping of ``output``; left out of the JSON when
+    there is none.
     """
 
     type: Literal["tool_result"] = "tool_result"
@@ -298,6 +303,14 @@ class ToolResultEvent(_Event):
     redacted: bool = False
     images: int = 0
     outcome: ToolOutcome = "ok"
+    problem: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_empty_problem(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.problem is None:  # a call that ran keeps its JSON as it always was
+            data.pop("problem", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -307,7 +320,7 @@ class ToolResultEvent(_Event):
         return data
 
     @classmethod
-    def of(cls, result: ToolResult, outcome: ToolOutcome | None = None) -> ToolResultEvent:
+    def of(cls, result: ToolResult, outcome: ToolOutcome | None = None, problem: str | None = None) -> ToolResultEvent:
         """The event announcing ``result``; ``outcome`` defaults to what its flags say (ok, error, rejected)."""
         return cls(
             call_id=result.call_id,
@@ -319,6 +332,7 @@ class ToolResultEvent(_Event):
             redacted=result.redacted,
             images=len(result.images),
             outcome=outcome or _outcome_of(result.is_error, result.is_rejected),
+            problem=problem,
         )
 
 

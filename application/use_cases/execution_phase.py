@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from quorum.application import model_wording as say
 from quorum.application.ports.llm import TurnInput
-from quorum.application.tool_batch import TurnCalls
+from quorum.application.tool_batch import TurnCalls, Unrun
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_state import Stop
 from quorum.application.use_cases.turn import take_turn
@@ -58,12 +58,12 @@ class ExecutionPhase:
     async def _turn_limit(self, pending: TurnCalls) -> Stop:
         run, params = self._run, self._run.params
         detail = say.turn_limit_reached(params.max_tool_turns)
-        note = say.not_executed(detail)
+        unrun = Unrun.stopping(detail)
         if params.on_turn_limit == "stop":
-            run.close(note, pending)
+            run.close(unrun, pending)
             run.emit(TurnFinished(turn=run.state.turns))
             return RunStopReason.MAX_TURNS, detail
-        run.answer_missing(pending, note)
+        run.answer_missing(pending, unrun)
         summary = TurnInput.answering(pending.ordered(), None, note=say.TURN_LIMIT_NOTE)
         response = await run.ask(summary)
         leftover = response.tool_calls()
@@ -71,6 +71,6 @@ class ExecutionPhase:
             # Only results are emitted for these: a tool_call event here would be read as part of
             # the turn's first response by anything rebuilding the conversation from the events.
             unannounced = TurnCalls(leftover, announced=set(range(len(leftover))))
-            run.close(note, unannounced)
+            run.close(unrun, unannounced)
         run.emit(TurnFinished(turn=run.state.turns))
         return RunStopReason.MAX_TURNS, detail

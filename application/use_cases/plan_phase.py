@@ -19,7 +19,7 @@ from quorum.application.plan_mode import (
     planning_prompt,
 )
 from quorum.application.ports.llm import ToolSchemas, TurnInput
-from quorum.application.tool_batch import TurnCalls
+from quorum.application.tool_batch import TurnCalls, Unrun
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_state import Stop
 from quorum.application.use_cases.turn import take_turn
@@ -84,7 +84,7 @@ class PlanPhase:
                 return outcome
             if planned >= run.params.max_plan_turns:
                 detail = say.no_plan(run.params.max_plan_turns)
-                run.close(say.not_executed(detail))  # keep history valid
+                run.close(Unrun.stopping(detail))  # keep history valid
                 return RunStopReason.NO_PLAN, detail
             planned += 1
             outcome = await take_turn(run, self, outcome)

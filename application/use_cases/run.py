@@ -17,7 +17,7 @@ from quorum.application.ports.llm import ToolSchemas, TurnInput
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer
 from quorum.application.ports.tool_executor import ToolExecutor
-from quorum.application.tool_batch import ToolBatch, TurnCalls
+from quorum.application.tool_batch import ToolBatch, TurnCalls, Unrun
 from quorum.application.use_cases import model_request
 from quorum.application.use_cases.run_deps import RunDeps
 from quorum.application.use_cases.run_state import RunState, Stop
@@ -112,16 +112,16 @@ class Run:
         state = self.state
         return state.stop_after(response, self.params.max_total_tokens) or state.over_cost(self.deps.prices)
 
-    def answer_missing(self, pending: TurnCalls, note: str) -> None:
-        """Give every call of ``pending`` without a result an error result, announcing the call first if need be."""
+    def answer_missing(self, pending: TurnCalls, unrun: Unrun) -> None:
+        """Answer every call of ``pending`` without a result as ``unrun`` says, announcing the call first if need be."""
         for index in pending.missing():
             if index not in pending.announced:
                 tool = self.state.offered.get(pending.calls[index].name)
                 pending.announce(index, tool.risk if tool is not None else RiskLevel.HIGH, self.deps.observer)
-            pending.answer(index, note, self.deps.observer, is_error=True)
+            pending.refuse(index, unrun, self.deps.observer)
 
-    def close(self, note: str, turn: TurnCalls | None = None) -> None:
-        """Answer the open calls of ``turn`` (None: the pending turn) with ``note``, recorded without a request.
+    def close(self, unrun: Unrun, turn: TurnCalls | None = None) -> None:
+        """Answer the open calls of ``turn`` (None: the pending turn) as ``unrun`` says, recorded without a request.
 
         The results join the session's history, so it stays valid whatever stopped the run.
         """
@@ -129,7 +129,7 @@ class Run:
         self.state.pending = None
         if pending is None:
             return
-        self.answer_missing(pending, note)
+        self.answer_missing(pending, unrun)
         self.state.session.record(pending.ordered())
 
     async def settle(self, resume: PendingTurn, batch: ToolBatch) -> Stop | TurnInput:
@@ -153,12 +153,12 @@ class Run:
         """The stop a batch's outcome calls for, or the turn sending its results (offering ``tools``)."""
         rejections = self.state.rejections
         if rejections.exhausted:
-            self.close(say.not_executed(say.rejections_exhausted(rejections.limit)), pending)
+            self.close(Unrun.stopping(say.rejections_exhausted(rejections.limit)), pending)
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"
         waiting = [pending.waiting[i] for i in pending.missing() if i in pending.waiting]
         over = self.state.over_cost(self.deps.prices)  # the reviewers spent too
         if over is not None and not waiting:
-            self.close(say.not_executed(str(over[1])), pending)
+            self.close(Unrun.stopping(str(over[1])), pending)
             return over
         if waiting:
             # The turn stays open: its calls are answered when the run continues (ContinueRun).

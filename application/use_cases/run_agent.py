@@ -21,7 +21,7 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.run_context import current_run_events, current_run_id, current_run_model
-from quorum.application.tool_batch import RejectionCounter
+from quorum.application.tool_batch import RejectionCounter, Unrun
 from quorum.application.use_cases.execution_phase import ExecutionPhase
 from quorum.application.use_cases.plan_phase import PlanPhase, plans
 from quorum.application.use_cases.run import Run
@@ -113,13 +113,13 @@ class RunAgent:
             if not deadline.expired():
                 raise
             reason, detail = RunStopReason.TIMEOUT, say.run_timed_out(params.timeout_seconds)
-            run.close(say.cancelled(detail))
+            run.close(Unrun.cancelled(detail))
         except asyncio.CancelledError:
-            run.close(say.cancelled(say.RUN_CANCELLED))
+            run.close(Unrun.cancelled(say.RUN_CANCELLED))
             self._finish(run.state, RunStopReason.CANCELLED, say.RUN_CANCELLED, params)
             raise
         except RunFailure as failure:
-            run.close(say.not_executed(str(failure)))
+            run.close(Unrun.stopping(str(failure)))
             reason, detail = RunStopReason.ERROR, str(failure)
         return self._finish(run.state, reason, detail, params)
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from quorum.application import model_wording as say
 from quorum.application.ports.llm import TurnInput
-from quorum.application.tool_batch import ReviewBrief, ToolBatch, TurnCalls
+from quorum.application.tool_batch import ReviewBrief, ToolBatch, TurnCalls, Unrun
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_state import Stop
 from quorum.domain.events import TurnFinished, TurnStarted
@@ -51,7 +50,7 @@ async def take_turn(run: Run, phase: Phase, turn_input: TurnInput) -> Stop | Tur
     stop = run.stop_after(response)
     if stop is not None:
         if calls:
-            run.close(say.not_executed(str(stop[1])), TurnCalls(calls))
+            run.close(Unrun.stopping(str(stop[1])), TurnCalls(calls))
         run.emit(TurnFinished(turn=state.turns))
         return stop
     if not calls:

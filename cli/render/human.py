@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, TextIO
 
-from quorum.application import model_wording as say
 from quorum.application.plan_mode import PROPOSE_PLAN
 from quorum.cli.render import words
 from quorum.cli.render.answer import AnswerOut, MarkdownAnswer, PlainAnswer
@@ -68,7 +67,7 @@ def _invalid_problem(call: ToolCallEvent, result: ToolResultEvent) -> str | None
     """Why ``call`` was refused before review, when ``result`` is its ``invalid_arguments`` result; else None."""
     if call.id != result.call_id or result.outcome != "invalid_arguments":
         return None
-    return result.output.removeprefix(f"{call.name}: ").removesuffix(say.REFUSED)
+    return result.problem or result.output
 
 
 Handler = Callable[[Any, Any], None]
@@ -288,8 +287,8 @@ class HumanRenderer:
             if self._verbosity > 0:
                 self._line(f"← {name} {self._style('not run', 'red')}: {printable(event.output)}")
             return
-        if event.is_error and event.output.startswith(say.NOT_EXECUTED):
-            note = event.output.removeprefix(say.NOT_EXECUTED)
+        if event.outcome == "not_run":
+            note = event.problem or event.output
             self._line(f"← {name} {self._style('not run', 'yellow')}: {_shorten(note, RESULT_PREVIEW)}")
             return
         mark = self._style("✗ error", "red") if event.is_error else self._style("✓", "green")

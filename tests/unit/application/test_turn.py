@@ -14,7 +14,7 @@ import pytest
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.execution import ExecutionParams, RunRequest
 from quorum.application.ports.llm import TurnInput
-from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls
+from quorum.application.tool_batch import RejectionCounter, ToolBatch, TurnCalls, Unrun
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_deps import RunDeps
 from quorum.application.use_cases.run_state import RunState, Stop
@@ -143,12 +143,12 @@ async def test_a_stop_after_the_response_answers_its_calls_unexecuted_and_keeps_
 async def test_closing_the_run_answers_the_open_turn_once() -> None:
     run, session, *_ = a_run([calls(("read_file", {"path": "a"}), ("write_file", {"path": "b"}))])
     await take_turn(run, Phase(run, cut=(RunStopReason.CANCELLED, None)), TurnInput.user("t"))
-    run.close("stopped")
+    run.close(Unrun("stopped"))
     results = [b for b in session.messages[-1].content]
     assert [getattr(r, "output", None) for r in results] == ["stopped", "stopped"]
     assert events_of(run).count("tool_call") == 2  # announced when closing: nothing was announced before
     before = len(session.messages)
-    run.close("again")
+    run.close(Unrun("again"))
     assert len(session.messages) == before and run.state.pending is None
 
 

@@ -32,9 +32,23 @@ def result(output: str, **fields: object) -> ToolResultEvent:
 
 def test_an_invalid_call_is_one_line_with_its_problem() -> None:
     refused = result(
-        "write_file: path: 3 is not of type 'string'; the call was not executed", outcome="invalid_arguments"
+        "write_file: path: 3 is not of type 'string'; the call was not executed",
+        outcome="invalid_arguments",
+        problem="path: 3 is not of type 'string'",
     )
     assert shown(call(), refused) == ["→ write_file {\"path\": 3}  ✗ invalid: path: 3 is not of type 'string'"]
+
+
+def test_a_call_the_stopping_run_left_unrun_is_said_from_its_fields() -> None:
+    unrun = result("any words at all", outcome="not_run", problem="the tool-turn limit (3) was reached")
+    assert shown(call(), unrun)[-1] == "← write_file not run: the tool-turn limit (3) was reached"
+    worded_alike = result("not executed: the tool-turn limit (3) was reached", outcome="error")
+    assert "✗ error" in shown(call(), worded_alike)[-1]  # words that look alike are not read
+
+
+def test_a_result_carries_its_problem_only_when_there_is_one() -> None:
+    assert "problem" not in result("x", is_error=False).model_dump(mode="json")
+    assert result("x", outcome="not_run", problem="stop").model_dump(mode="json")["problem"] == "stop"
 
 
 def test_an_error_of_a_high_risk_call_is_not_read_as_invalid() -> None:
