@@ -1,7 +1,8 @@
 """``quorum approve RUN_ID [CALL_ID…]`` and ``quorum reject RUN_ID [CALL_ID…] --reason TEXT``.
 
-Both record a person's decision on calls a run deferred, then continue that run in this process
-to its next stop, with the output options of ``quorum run``. The continued part runs with
+Both record a person's decision on calls a run deferred, then continue that run to its next stop
+on the engine it was recorded on (``engine_of_run``: its Temporal workflow while that runs, else
+this process), with the output options of ``quorum run``. The continued part runs with
 ``hil_mode = "defer"``: a new call needing a person stops the run ``awaiting_approval`` again.
 """
 
