@@ -17,9 +17,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from quorum.application import model_wording as say
-from quorum.composition.engines import engine_kind
+from quorum.composition.engines import engine_for, engine_of_run
 from quorum.composition.service import RunElsewhere, RunService
-from quorum.composition.temporal_engine import TemporalEngine
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent, RunStarted
 
@@ -76,7 +75,7 @@ class RunHub:
         self.served: set[str] = set()  # runs started or continued here: watched for [review] approval_timeout
         self._starts: OrderedDict[str, RunStarted] = OrderedDict()  # the newest runs' starts, as recorded
         self._always: dict[str, list[Any]] = {}  # "always" scopes given for each run (the terminal's, per run)
-        self.temporal = TemporalEngine(runtime)  # runs on Temporal (``[engine] kind``)
+        self.engine = engine_for(runtime)  # where new runs execute (``[engine] kind``)
         self.service = RunService(runtime)
 
     @functools.cached_property
@@ -137,12 +136,6 @@ class RunHub:
             if self.store.get_run(parent) is None:
                 raise NotFound(f"there is no run {parent!r} in the run log")
             history = self.store.load_history(parent)
-        if engine_kind(self.runtime.container.settings()) == "temporal":
-            from quorum.composition.temporal_spec import refuse_plan_mode
-
-            refuse_plan_mode("always" if plan else "off")  # [agent] plan = "always": refused by run_spec
-            order = RunOrder(task, model=model, history=tuple(history), parent_run_id=parent)
-            return await self.temporal.start_recorded(order, hil_mode="defer")
         run_id = uuid.uuid4().hex[:16]
         started = asyncio.Event()
         order = RunOrder(
@@ -154,7 +147,9 @@ class RunHub:
             observers=(_Notifier(self, run_id, started),),
             plan=plan,
         )
-        await self._launch(run_id, self.service.run(order), started)
+        if not self.engine.in_process:  # on the workers: the streams follow the run log
+            return await self.engine.start(order)
+        await self._launch(run_id, self.engine.run(order), started)
         return run_id
 
     async def decide(
@@ -188,13 +183,6 @@ class RunHub:
             raise NotFound(f"there is no run {run_id!r} in the run log")
         if self.live(run_id):
             raise Conflict(f"run {run_id} is running, not waiting for approval")
-        if run.engine == "temporal" and await self._decide_on_temporal(run_id, call_ids, approve, reason, by):
-            return  # its workflow runs the calls where it was started
-        if not cancel:
-            try:
-                self.service.check_workspace(run_id)
-            except RunElsewhere as error:
-                raise Conflict(elsewhere(error)) from None
         started = asyncio.Event()
         scopes = (*self._always.get(run_id, ()), *([always] if always is not None else []))
         order = DecisionOrder(
@@ -207,27 +195,27 @@ class RunHub:
             observers=(_Notifier(self, run_id, started),),
             cancel=cancel,
         )
+        engine = await engine_of_run(self.runtime, run_id)
+        if not engine.in_process and await self._submit(engine, order):
+            return  # its workflow runs the calls where it was started
+        if not cancel:
+            try:
+                self.service.check_workspace(run_id)
+            except RunElsewhere as error:
+                raise Conflict(elsewhere(error)) from None
         try:
             await self._launch(run_id, self.service.decide(order), started)
         except UsageError as error:  # refused before anything ran: nothing pending to decide
             raise Conflict(str(error)) from None
         self._always[run_id] = list(scopes)
 
-    async def _decide_on_temporal(
-        self, run_id: str, call_ids: tuple[str, ...], approve: bool, reason: str, by: str
-    ) -> bool:
-        """Signal the decision to the run's workflow; False when it no longer runs (continue here)."""
-        from quorum.application.ports.approvals import CallDecision
-
-        pending = [p.request.call_id for p in self.store.pending(run_id)]
-        chosen = list(call_ids) or pending
-        if not chosen or not set(chosen) <= set(pending):
-            raise Conflict(f"run {run_id}: {', '.join(call_ids) or 'nothing'} is not pending")
-        decisions = [CallDecision(call_id=c, approved=approve, by=by, reason=reason) for c in chosen]
+    async def _submit(self, engine: Any, order: Any) -> bool:
+        """Send the decision to the engine running the run; False when it no longer runs it (continue here)."""
         try:
-            return await self.temporal.signal(run_id, decisions)
-        except UsageError as error:  # another server or a terminal claimed it first
+            submitted: bool = await engine.submit(order)
+        except UsageError as error:  # not pending, or another server or a terminal claimed it first
             raise Conflict(str(error)) from None
+        return submitted
 
     async def cancel(self, run_id: str) -> None:
         """End ``run_id`` ``cancelled``: a run in flight is cancelled; a waiting one has its calls rejected first.
@@ -243,7 +231,7 @@ class RunHub:
         run = self.store.get_run(run_id)
         if run is None:
             raise NotFound(f"there is no run {run_id!r} in the run log")
-        if run.engine == "temporal" and await self.temporal.cancel(run_id):
+        if await (await engine_of_run(self.runtime, run_id)).cancel(run_id):
             return  # its workflow answers the unfinished calls and records the end
         if run.status != "awaiting_approval":
             raise Conflict(f"run {run_id} is not running here (status: {run.status})")

@@ -71,12 +71,11 @@ class BatchEngines:
         await runtime.system_prompt()
 
     async def run(self, task: BatchTask, run_id: str) -> TaskOutcome:
-        from quorum.composition.engines import LocalEngine
         from quorum.composition.orders import RunOrder
         from quorum.domain.errors import RunFailure
 
         engine = self.engine(task.workspace)
-        if isinstance(engine, LocalEngine) and task.workspace not in self._ready:
+        if engine.in_process and task.workspace not in self._ready:
             # the first task of a workspace prepares it for the others
             self._ready[task.workspace] = asyncio.ensure_future(self._prepare(self.runtime(task.workspace)))
         if task.workspace in self._ready:

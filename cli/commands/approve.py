@@ -1,7 +1,8 @@
 """``quorum approve RUN_ID [CALL_ID…]`` and ``quorum reject RUN_ID [CALL_ID…] --reason TEXT``.
 
-Both record a person's decision on calls a run deferred, then continue that run in this process
-to its next stop, with the output options of ``quorum run``. The continued part runs with
+Both record a person's decision on calls a run deferred, then continue that run to its next stop
+on the engine it was recorded on (``engine_of_run``: its Temporal workflow while that runs, else
+this process), with the output options of ``quorum run``. The continued part runs with
 ``hil_mode = "defer"``: a new call needing a person stops the run ``awaiting_approval`` again.
 """
 
@@ -116,35 +117,34 @@ def _decide(
         overrides.update(engine_overrides(engine))
         options = AppOptions(config_path=config_path, overrides=overrides, json=as_json)
         display = Display(verbosity=-1 if quiet else (1 if verbose else 0), color=color)
-        from quorum.application.use_cases.continue_run import ContinueRequest
-        from quorum.cli.temporal_runs import decide_on_temporal
+        from quorum.composition.orders import DecisionOrder
 
-        request = ContinueRequest(
-            run_id=wanted, approved=approved, call_ids=call_ids, by=_who(by), reason=reason.strip(), model_id=model
+        order = DecisionOrder(
+            run_id=wanted, approved=approved, by=_who(by), call_ids=call_ids, reason=reason.strip(), model=model
         )
-        on_temporal = decide_on_temporal(request, options, display)  # a run living on Temporal is signalled
-        if on_temporal is not None:
-            return on_temporal
-        return asyncio.run(_continue(request, options, display))
+        return asyncio.run(_continue(order, options, display))
 
 
-async def _continue(request: Any, options: AppOptions, display: Display) -> int:
+async def _continue(order: Any, options: AppOptions, display: Display) -> int:
+    """Continue the run on the engine it was recorded on: its workflow while that runs, else here.
+
+    Where a run lives is recorded with it (``runs.engine``), so ``approve``/``reject`` need no
+    ``--engine``. A run on Temporal has the decision claimed in the run log here (exit 2 when a
+    call is no longer pending: someone decided first), signalled to its workflow and followed.
+    """
+    from dataclasses import replace
+
     from quorum.cli.compose import compose
-    from quorum.cli.run_setup import renderer_for, run_in_foreground
-    from quorum.composition.orders import DecisionOrder
+    from quorum.cli.run_setup import exit_code, renderer_for, run_in_foreground
+    from quorum.composition.engines import engine_of_run
     from quorum.composition.runtime import Runtime
-    from quorum.composition.service import RunService
 
-    renderer = renderer_for(options.json, display)
     runtime = Runtime(compose(options))  # built for the run's recorded workspace: its calls run there
-    order = DecisionOrder(
-        run_id=request.run_id,
-        approved=request.approved,
-        by=request.by,
-        call_ids=request.call_ids,
-        reason=request.reason,
-        model=request.model_id,
-        observers=(renderer,),
-    )
-    service = RunService(runtime)
-    return await run_in_foreground(runtime, renderer, lambda: service.decide(order), as_json=options.json)
+    engine = await engine_of_run(runtime, order.run_id)
+    renderer = renderer_for(options.json, display)
+    order = replace(order, observers=(renderer,))
+    if not engine.in_process:  # its workflow runs the calls where it was started
+        result = await engine.decide(order)
+        renderer.close()
+        return exit_code(result, as_json=options.json)
+    return await run_in_foreground(runtime, renderer, lambda: engine.decide(order), as_json=options.json)

@@ -193,20 +193,19 @@ async def _execute(
 ) -> int:
     from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
-    from quorum.composition.engines import engine_kind
+    from quorum.composition.engines import engine_class, engine_for
     from quorum.composition.orders import RunOrder
     from quorum.composition.runtime import Runtime
-    from quorum.composition.service import RunService
     from quorum.domain.errors import UsageError
     from quorum.infrastructure.review.settings import ReviewSettings
 
     renderer = renderer_for(options.json, display)
     container = compose(options)
     settings = container.settings()
-    temporal = engine_kind(settings) == "temporal"
-    if detach and not temporal:
+    chosen = engine_class(settings)
+    if detach and not chosen.detachable:
         raise UsageError("--detach starts the run on Temporal: give --engine temporal (or [engine] kind)")
-    asks_here = not options.json and options.interactive and not temporal
+    asks_here = not options.json and options.interactive and chosen.in_process
     human, line_prompt = terminal_prompts(renderer, display.tty_fd, settings) if asks_here else (None, None)
     runtime = Runtime(container, line_prompt=line_prompt)
     check_configured_names(container)
@@ -228,16 +227,15 @@ async def _execute(
         observers=(renderer,),
         plan=False if low_risk_only else None,  # ask never plans: it changes nothing anyway
         human=human,
-        tool_notes=not temporal,  # on Temporal the worker adds the tool sources' notes
     )
-    service = RunService(runtime)
-    if temporal:
-        from quorum.cli.temporal_runs import execute_temporal
+    engine = engine_for(runtime)
+    if not engine.in_process:
+        from quorum.cli.temporal_runs import execute_elsewhere
 
         async with runtime:
-            return await execute_temporal(runtime, order, options=options, renderer=renderer, detach=detach)
+            return await execute_elsewhere(runtime, engine, order, options=options, renderer=renderer, detach=detach)
     return await run_in_foreground(
-        runtime, renderer, lambda: service.run(order), low_risk_only=low_risk_only, as_json=options.json
+        runtime, renderer, lambda: engine.run(order), low_risk_only=low_risk_only, as_json=options.json
     )
 
 
