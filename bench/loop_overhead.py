@@ -40,7 +40,9 @@ async def instant(_: dict[str, Any]) -> str:
 
 async def run_loop(turns: int, calls_per_turn: int, stream: bool) -> float:
     """Seconds for a run of ``turns`` tool turns with ``calls_per_turn`` calls each."""
-    script = [calls(*[("read", {"path": "a.txt"})] * calls_per_turn) for _ in range(turns)] + [text("done")]
+    # Each turn reads other paths: the loop guard stops a call repeated turn after turn.
+    script = [calls(*[("read", {"path": f"t{turn}-{i}.txt"}) for i in range(calls_per_turn)]) for turn in range(turns)]
+    script.append(text("done"))
     tools = FakeTools()
     tools.add("read", instant, params=[ToolParameter(name="path", param_type="path")])
     agent = RunAgent(
@@ -50,7 +52,8 @@ async def run_loop(turns: int, calls_per_turn: int, stream: bool) -> float:
         reviewer=ScriptedReviewer(),
         observer=RecordingObserver(),
     )
-    params = ExecutionParams(max_tool_turns=turns + 1, stream=stream)
+    # compaction off: its summary request would take one of the scripted responses (bench/compaction.py times it)
+    params = ExecutionParams(max_tool_turns=turns + 1, stream=stream, compact="off")
     start = time.perf_counter()
     result = await agent.execute(RunRequest(task="bench", model_id="fake:m", params=params))
     elapsed = time.perf_counter() - start
