@@ -187,9 +187,10 @@ class TemporalEngine:
         recorded = store.load_events(order.run_id)
         after = recorded[-1].seq if recorded else -1
         if not await self.signal(order.run_id, self._decisions(order, chosen), model_id=self._model_id(order)):
-            from quorum.composition.engines import LocalEngine
+            from quorum.composition.service import RunService
 
-            return await LocalEngine(self._runtime).decide(order)  # its workflow ended meanwhile
+            # its workflow ended meanwhile: this process continues it, as the local engine would
+            return await RunService(self._runtime).decide(order)
         return await self.follow(order.run_id, FanOut(order.observers), after_seq=after)
 
     async def submit(self, order: DecisionOrder) -> bool:
