@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from quorum.domain.errors import ConfigurationError
+from quorum.infrastructure.config.json_file import read_json
 
 TRUST_FILE = "trusted-workspaces.json"
 TRUST_ENV = "QUORUM_TRUST_WORKSPACE"
@@ -82,16 +82,7 @@ class TrustStore:
         ]
 
     def _read(self) -> dict[str, dict[str, Any]]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except OSError as error:
-            raise ConfigurationError(f"cannot read {self.path}: {error.strerror}") from None
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise ConfigurationError(f"{self.path} is not valid JSON; remove it and trust again") from None
+        data = read_json(self.path, "remove it and trust again")
         workspaces = data.get("workspaces") if isinstance(data, dict) else None
         if not isinstance(workspaces, dict):
             return {}

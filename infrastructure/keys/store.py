@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from quorum.domain.errors import ConfigurationError, UsageError
+from quorum.infrastructure.config.json_file import read_json
 
 KEYS_BACKEND_ENV = "QUORUM_KEYS_BACKEND"
 KEYS_FILENAME = "keys.json"
@@ -124,16 +125,9 @@ class StoredKeys:
         return use_keyring(self.backend)
 
     def _index(self) -> dict[str, dict[str, Any]]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        data = read_json(self.path, "fix or remove it")
+        if data is None:
             return {}
-        except OSError as error:
-            raise ConfigurationError(f"cannot read {self.path}: {error.strerror}") from None
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise ConfigurationError(f"{self.path} is not valid JSON; fix or remove it") from None
         if not isinstance(data, dict):
             raise ConfigurationError(f"{self.path}: expected a JSON object")
         return {k: v for k, v in data.items() if isinstance(v, dict)}
