@@ -78,3 +78,23 @@ def test_the_event_carries_the_block_as_received() -> None:
         "redacted": False,
     }
     assert event.block() == SIGNED
+
+
+def test_compaction_keeps_the_open_turns_reasoning_and_leaves_reasoning_out_of_the_summary() -> None:
+    from quorum.application.compaction import elide_outputs, recent_start, transcript
+    from quorum.domain.messages import Message
+    from quorum.domain.tools import ToolResult
+
+    call = ToolCall(native_id="c1", name="read", arguments={})
+    result = ToolResult(call_id="c1", name="read", output="x" * 5000)
+    history = [
+        Message(role="user", content=(TextBlock(text="task"),)),
+        Message(role="assistant", content=(SIGNED, call)),
+        Message(role="user", content=(result.for_model(),)),
+        Message(role="assistant", content=(HIDDEN, SIGNED, ToolCall(native_id="c2", name="read", arguments={}))),
+        Message(role="user", content=(ToolResult(call_id="c2", name="read", output="y").for_model(),)),
+    ]
+    elided = elide_outputs(history).history
+    assert elided[1].content[0] == SIGNED and elided[3] == history[3]
+    assert elided[recent_start(elided)] == history[3]  # the open turn is in the verbatim tail
+    assert "look first" not in transcript(history) and "called ?" not in transcript(history)
