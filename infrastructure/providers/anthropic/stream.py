@@ -119,8 +119,7 @@ class MessageStreamAccumulator:
         raw = event.content_block
         what = f"a content_block_start event: content_block[{event.index}]"
         if raw.get("type") in thinking.KINDS:
-            block = thinking.kept_block(raw, what)  # checks the shape
-            start = dict(block.wire)
+            start = dict(thinking.kept_block(raw, what).wire)  # checks the shape
             parts = [start.pop("thinking")] if raw["type"] == "thinking" else []
             signature = [start.pop("signature")] if raw["type"] == "thinking" else []
             self._blocks[event.index] = _Block(raw["type"], parts=parts, signature=signature, start=start)
