@@ -94,3 +94,18 @@ def test_an_approval_later_sends_the_thinking_of_the_turn_it_answers(cli: Cli) -
 
 def _tool_use(call: Call) -> dict[str, Any]:
     return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+
+
+def test_chat_asks_for_the_reasoning_its_flag_names(cli: Cli) -> None:
+    server = anthropic_server()
+    try:
+        _configure(cli, server)
+        server.enqueue(Turn(thinking=THOUGHTS, text="Hello."))
+
+        chat = cli("chat", "--reasoning", "low", "--model", "claude:claude-test", input="hi\n")
+
+        assert chat.code == 0, chat.stderr
+        assert "Hello." in chat.stdout and THOUGHT.strip() not in chat.stdout
+        assert server.bodies()[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    finally:
+        server.stop()
