@@ -10,7 +10,7 @@ from quorum.application.deferral import PendingTurn
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.plans import ApprovedPlan
-from quorum.domain.responses import RunUsage
+from quorum.domain.responses import ReasoningLevel, RunUsage
 from quorum.domain.tools import ImagePart
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -53,6 +53,8 @@ class LoopLimits(BaseModel):
             ``off`` only when asked (``--plan``, ``/plan``, ``plan=True``).
         max_plan_turns: turns of the planning phase; without an approved plan by then the run
             stops ``no_plan``.
+        reasoning: how much the agent's model reasons before answering (``off``, ``low``,
+            ``medium``, ``high``); each provider maps it to its API (decision 211).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -73,6 +75,7 @@ class LoopLimits(BaseModel):
     stream: bool = True
     plan: Literal["off", "always"] = "off"
     max_plan_turns: int = Field(5, ge=1)
+    reasoning: ReasoningLevel = "off"
 
 
 class ExecutionParams(LoopLimits):

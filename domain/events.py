@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from quorum.domain.plans import Plan
-from quorum.domain.responses import RunUsage, Usage
+from quorum.domain.responses import ReasoningBlock, RunUsage, Usage
 from quorum.domain.review import ReviewDecision, Vote, milliseconds
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 
@@ -71,6 +71,31 @@ class TextDelta(_Event):
 
     type: Literal["text"] = "text"
     text: str
+
+
+class ReasoningEvent(_Event):
+    """The model's reasoning before its answer: not part of the answer (``text``).
+
+    The flat public form of a ``ReasoningBlock``: ``text`` is the readable reasoning (empty when
+    the provider sends none), ``api`` and ``wire`` the block as received, which the run log keeps
+    so a continued or approved run sends it back. ``redacted``: a secret was replaced in it, so it
+    is no longer what the provider signed and is not sent back.
+    """
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+    api: str
+    wire: dict[str, Any]
+    redacted: bool = False
+
+    @classmethod
+    def of(cls, block: ReasoningBlock) -> ReasoningEvent:
+        """The event carrying ``block``."""
+        return cls(text=block.text, api=block.api, wire=dict(block.wire))
+
+    def block(self) -> ReasoningBlock:
+        """The kept block this event carries."""
+        return ReasoningBlock(api=self.api, wire=self.wire, text=self.text)
 
 
 class ToolCallEvent(_Event):
@@ -457,6 +482,7 @@ RunEvent = Annotated[
     | ContextCompacted
     | TurnStarted
     | TextDelta
+    | ReasoningEvent
     | ToolCallEvent
     | VoteCast
     | ReviewEvent

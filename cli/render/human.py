@@ -39,6 +39,7 @@ from quorum.domain.events import (
     McpToolsPinned,
     PlanProposed,
     PlanReviewed,
+    ReasoningEvent,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -208,6 +209,14 @@ class HumanRenderer:
         if self._verbosity >= 0:
             self._write_answer(event.text)
 
+    def _on_reasoning(self, event: ReasoningEvent) -> None:
+        """With ``-v``, the model's reasoning, dimmed: it is not the answer."""
+        if self._verbosity <= 0:
+            return
+        lines = event.text.splitlines() or ["(reasoning not shown by the provider)"]
+        for line in lines:
+            self._line(self._style(printable(f"  ∴ {line}"), "dim"))
+
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         if event.risk == "high":
             # Held until the next event: an invalid call (announced high-risk) is answered with an
@@ -335,6 +344,7 @@ HumanRenderer.HANDLERS = {
     RunStarted: HumanRenderer._on_run_started,
     TurnStarted: HumanRenderer._on_turn_started,
     TextDelta: HumanRenderer._on_text,
+    ReasoningEvent: HumanRenderer._on_reasoning,
     ToolCallEvent: HumanRenderer._on_tool_call,
     VoteCast: HumanRenderer._on_vote,
     ReviewEvent: HumanRenderer._on_review,

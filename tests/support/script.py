@@ -22,6 +22,22 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """An Anthropic ``thinking`` block (``text``, ``signature``), or with ``redacted`` a
+    ``redacted_thinking`` block whose ``data`` is ``signature``; other protocols leave it out."""
+
+    text: str = ""
+    signature: str = ""
+    redacted: bool = False
+
+    def block(self) -> dict[str, Any]:
+        """The block as a non-streamed Messages reply holds it."""
+        if self.redacted:
+            return {"type": "redacted_thinking", "data": self.signature}
+        return {"type": "thinking", "thinking": self.text, "signature": self.signature}
+
+
+@dataclass(frozen=True)
 class Turn:
     """One model response, rendered as JSON or as an SSE stream, as the request asks.
 
@@ -37,6 +53,7 @@ class Turn:
         gate: stream only: after ``gate_after`` frames, wait for this event before going on.
         gate_after: see ``gate``.
         piece: size of the text/argument fragments in a stream.
+        thinking: Anthropic thinking blocks, before the text (other protocols leave them out).
     """
 
     text: str = ""
@@ -50,6 +67,7 @@ class Turn:
     gate: threading.Event | None = None
     gate_after: int = 2
     piece: int = 4
+    thinking: tuple[Thinking, ...] = ()
 
 
 @dataclass(frozen=True)

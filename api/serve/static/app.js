@@ -104,6 +104,7 @@ class RunView {
         this.source += e.text;
         this.text.replaceChildren(renderMarkdown(this.source));
         break;
+      case "reasoning": this.reasoning(e); break;
       case "tool_call": this.toolCall(e); break;
       case "progress": if (e.message) setStatus(e.message); break;
       case "approval_requested": this.waiting(e); break;
@@ -114,6 +115,13 @@ class RunView {
       case "run_finished": this.end(e); break;
       default: break;
     }
+  }
+
+  reasoning(e) {  // the model's reasoning: not the answer, so folded (as text, never as markup)
+    this.text = null;
+    const box = el("details", "reasoning");
+    box.append(el("summary", "", "Reasoning"), el("pre", "", e.text || "(not shown by the provider)"));
+    $("log").append(box);
   }
 
   toolCall(e) {

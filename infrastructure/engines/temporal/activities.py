@@ -11,6 +11,7 @@ attempt).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -190,7 +191,8 @@ class QuorumActivities:
             if request.tool_names is not None:
                 schemas = [parts.schema.tool_to_schema(t) for t in tools if t.name in request.tool_names]
             session = parts.gateway.session(request.model_id, request.system_prompt, history=history[:-1])
-            response = await session.request(_sent_by(history[-1], schemas, request.note))
+            turn = dataclasses.replace(_sent_by(history[-1], schemas, request.note), reasoning=request.reasoning)
+            response = await session.request(turn)
             cost = parts.prices.cost(request.model_id, response.usage) if parts.prices is not None else None
             return ModelReply(response=response, facts=await self._facts(parts, response.tool_calls()), cost=cost)
         except QuorumError as error:
