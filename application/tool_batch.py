@@ -16,6 +16,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
+from quorum.application.succeeded_calls import note_success
 from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolOutcome, ToolResultEvent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
@@ -402,6 +403,8 @@ class ToolBatch:
             async with asyncio.timeout(self._tool_timeout) as deadline:
                 outcome = await self._executor.execute(call, clearance=clearance)
             output, is_error, images = outcome.output, outcome.is_error, outcome.images
+            if not is_error:
+                note_success(call)  # a later call of this turn may depend on it (edit after read)
         except TimeoutError:
             if not deadline.expired():
                 output = "TimeoutError: the tool timed out"
