@@ -123,6 +123,25 @@ def token_budget_exceeded(budget: int, used: int) -> str:
     return f"the token budget of {budget} was exceeded ({used} used)"
 
 
+def cycled_call(name: str, times: int, warnings_left: int) -> str:
+    """A call the loop guard did not run: it already ran ``times`` times lately, to the same result each time."""
+    last = (
+        "the run stops at the next repeat"
+        if warnings_left == 0
+        else f"{warnings_left} more warning(s), then the run stops"
+    )
+    return (
+        f"not executed: this {name} call, with these arguments, already ran {times} times in your recent calls "
+        "and gave the same result each time, so you are going round in a circle. Do not repeat it: use the "
+        f"result you have, try another tool or other arguments, or give your answer ({last})."
+    )
+
+
+def loop_detected(warnings: int) -> str:
+    """Why the run stopped ``loop_detected``."""
+    return f"the model kept repeating calls to the same result after {warnings} warnings"
+
+
 def repeated_call(name: str, times: int) -> str:
     """A call the loop guard did not run: the same tool and arguments as each of the ``times`` calls before it."""
     return f"not executed: this {name} call repeats the previous {times}{REPEATED}"

@@ -41,6 +41,8 @@ class RunStopReason(StrEnum):
     """High-risk calls wait for a person (``hil_mode = "defer"``); ``quorum approve`` continues the run."""
     NO_PLAN = "no_plan"
     """Plan mode: no plan was approved within ``[agent] max_plan_turns`` planning turns."""
+    LOOP_DETECTED = "loop_detected"
+    """The model repeated a call (in a row or in a cycle, to the same result) after the loop guard's warnings."""
 
 
 class _Event(BaseModel):
@@ -397,7 +399,8 @@ class StopDetail(BaseModel):
 
     limit: int | float | None = None
     """The limit the run reached, in the unit of its stop reason: tool turns (``max_turns``),
-    planning turns (``no_plan``), rejections in a row (``rejected``), tokens (``max_tokens``,
+    planning turns (``no_plan``), rejections in a row (``rejected``), warnings given
+    (``loop_detected``), tokens (``max_tokens``,
     when the run's token budget stopped it; None when the model hit its output limit), USD
     (``max_cost``), seconds (``timeout``)."""
     used: int | float | None = None

@@ -159,6 +159,9 @@ class Run:
     def after_batch(self, pending: TurnCalls, tools: ToolSchemas) -> Stop | TurnInput:
         """The stop a batch's outcome calls for, or the turn sending its results (offering ``tools``)."""
         rejections = self.state.rejections
+        if pending.looping is not None:
+            self.close(Unrun.stopping(pending.looping), pending)
+            return RunStopReason.LOOP_DETECTED, pending.looping
         if rejections.exhausted:
             self.close(Unrun.stopping(say.rejections_exhausted(rejections.limit)), pending)
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"

@@ -21,6 +21,7 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.run_context import current_run_events, current_run_id, current_run_model
+from quorum.application.succeeded_calls import SucceededCalls, current_succeeded_calls
 from quorum.application.tool_batch import RejectionCounter, Unrun
 from quorum.application.use_cases.execution_phase import ExecutionPhase
 from quorum.application.use_cases.plan_phase import PlanPhase, plans
@@ -147,6 +148,7 @@ class RunAgent:
             state.fit = ContextFit.for_run(request, deps.gateway, deps.windows, deps.observer)
         run = Run(deps, state, request)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
+        current_succeeded_calls.set(SucceededCalls.of(request.history, request.resume))
         current_run_model.set(request.model_id)
         current_run_events.set(run.report)
         resumed = request.resume is not None

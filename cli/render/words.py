@@ -80,6 +80,10 @@ _AT_LIMIT = {
     "timeout": ("timed out after {} s", "timed out"),
     "rejected": ("stopped: {} calls rejected in a row", "stopped: calls rejected in a row"),
     "no_plan": ("stopped: no plan approved in {} planning turns", "stopped: no plan approved"),
+    "loop_detected": (
+        "stopped: the model kept repeating itself after {} warnings",
+        "stopped: the model kept repeating itself",
+    ),
 }
 """Stop reason → its words with the limit reached (``stop.limit``), and without (events recorded before it)."""
 
