@@ -12,12 +12,18 @@ import json
 from typing import Any
 
 from tests.support.http_server import JsonReply, Recorded, Reply, SseReply
-from tests.support.script import Turn, pieces
+from tests.support.script import Thinking, Turn, pieces
+
+
+def reasoning_item(index: int, thought: Thinking) -> dict[str, Any]:
+    """A ``reasoning`` output item: the thought's text as its summary, its signature as encrypted content."""
+    summary = [{"type": "summary_text", "text": thought.text}] if thought.text else []
+    return {"type": "reasoning", "id": f"rs_{index}", "summary": summary, "encrypted_content": thought.signature}
 
 
 def output_items(turn: Turn) -> list[dict[str, Any]]:
-    """The ``output`` items of ``turn``, in order: its message, then its calls."""
-    items: list[dict[str, Any]] = []
+    """The ``output`` items of ``turn``, in order: its reasoning, its message, then its calls."""
+    items: list[dict[str, Any]] = [reasoning_item(i, thought) for i, thought in enumerate(turn.thinking)]
     if turn.text:
         text = {"type": "output_text", "text": turn.text, "annotations": []}
         items.append({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [text]})
@@ -64,7 +70,9 @@ def events(turn: Turn) -> list[dict[str, Any]]:
         {"type": "response.created", "response": {**body, "status": "in_progress", "output": []}}
     ]
     for index, item in enumerate(body["output"]):
-        if item["type"] == "message":
+        if item["type"] == "reasoning":
+            out.append({"type": "response.output_item.added", "output_index": index, "item": {**item, "summary": []}})
+        elif item["type"] == "message":
             out.append({"type": "response.output_item.added", "output_index": index, "item": {**item, "content": []}})
             out.extend(
                 {"type": "response.output_text.delta", "output_index": index, "item_id": item["id"], "delta": part}

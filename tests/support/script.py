@@ -24,7 +24,9 @@ class Call:
 @dataclass(frozen=True)
 class Thinking:
     """An Anthropic ``thinking`` block (``text``, ``signature``), or with ``redacted`` a
-    ``redacted_thinking`` block whose ``data`` is ``signature``; other protocols leave it out."""
+    ``redacted_thinking`` block whose ``data`` is ``signature``. The Responses API renders it as a
+    ``reasoning`` item (``text`` its summary, ``signature`` its ``encrypted_content``); Chat
+    Completions leaves it out."""
 
     text: str = ""
     signature: str = ""
@@ -53,7 +55,8 @@ class Turn:
         gate: stream only: after ``gate_after`` frames, wait for this event before going on.
         gate_after: see ``gate``.
         piece: size of the text/argument fragments in a stream.
-        thinking: Anthropic thinking blocks, before the text (other protocols leave them out).
+        thinking: reasoning before the text: Anthropic thinking blocks, Responses reasoning items
+            (Chat Completions leaves them out).
     """
 
     text: str = ""

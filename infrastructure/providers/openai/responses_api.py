@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.openai.responses_reasoning import with_effort
 from quorum.infrastructure.providers.openai.responses_stream import ResponsesStreamAccumulator
 from quorum.infrastructure.providers.openai.responses_wire import message_to_wire, parse_response, tools_to_wire
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
@@ -48,6 +49,10 @@ class ResponsesApi(WireApi[OpenAISettings]):
         if self.settings.max_tokens is not None:
             request["max_output_tokens"] = self.settings.max_tokens
         return request
+
+    def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
+        """``reasoning.effort`` at the level, its items returned encrypted (``off``: none)."""
+        return with_effort(request, level)
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         create = client.responses.with_streaming_response.create

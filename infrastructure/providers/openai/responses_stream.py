@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from quorum.domain.responses import LlmResponse
-from quorum.domain.streaming import StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.streaming import StreamEvent, StreamReasoning, StreamTextDelta, StreamToolCallDelta
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.http_body import ErrorReply, MalformedResponse, SseEvent, parse_json, validated
 from quorum.infrastructure.providers.openai import responses_shapes as shapes
+from quorum.infrastructure.providers.openai.responses_reasoning import kept_item
 from quorum.infrastructure.providers.openai.responses_wire import build_response
 
 FINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
@@ -70,7 +71,9 @@ class ResponsesStreamAccumulator:
         if kind == "response.function_call_arguments.delta":
             return [StreamToolCallDelta(index=index, id=None, name=None, arguments_delta=_text(event, "delta"))]
         if kind == "response.output_item.done":
-            self._items[index] = _item(event)
+            item = self._items[index] = _item(event)
+            if item.get("type") == "reasoning":
+                return [StreamReasoning(block=kept_item(item))]
         return []
 
     def finish(self) -> LlmResponse:

@@ -14,10 +14,11 @@ from typing import Any
 
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
-from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.responses import ContentBlock, LlmResponse, ReasoningBlock, StopReason, TextBlock, Usage
 from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 from quorum.infrastructure.providers.http_body import ErrorReply, raise_error_object, validated
 from quorum.infrastructure.providers.openai import responses_shapes as shapes
+from quorum.infrastructure.providers.openai.responses_reasoning import item_to_wire, kept_item
 from quorum.infrastructure.providers.openai.wire import ERROR_PREFIX, tool_call
 from quorum.infrastructure.providers.wire_api import Wire, response
 
@@ -68,7 +69,11 @@ def message_to_wire(message: Message, *, images: bool = True) -> list[Wire]:
 
 
 def _assistant_items(message: Message) -> list[Wire]:
+    """Kept reasoning items first (as received, in order), then the text, then the calls."""
     items: list[Wire] = []
+    for block in message.content:
+        if isinstance(block, ReasoningBlock) and (item := item_to_wire(block)) is not None:
+            items.append(item)
     text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
     if text:
         items.append({"role": "assistant", "content": text})
@@ -149,7 +154,9 @@ def _blocks(item: dict[str, Any]) -> list[ContentBlock]:
     if kind == "function_call":
         call = validated(shapes.FunctionCallItem, item, "a function call")
         return [tool_call(call.call_id, call.name, call.arguments)]
-    return []  # reasoning summaries, built-in tools' items: not part of the answer
+    if kind == "reasoning":
+        return [kept_item(item)]  # sent back unchanged with the next request
+    return []  # built-in tools' items: not part of the answer
 
 
 def _stop(reply: shapes.Response, has_calls: bool) -> StopReason:

@@ -13,13 +13,14 @@ import pytest
 
 from quorum.application.ports.llm import TurnInput
 from quorum.domain.errors import ProviderError
-from quorum.domain.responses import StopReason, TextBlock, Usage
-from quorum.domain.streaming import StreamCompleted, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.messages import Message
+from quorum.domain.responses import ReasoningBlock, StopReason, TextBlock, Usage
+from quorum.domain.streaming import StreamCompleted, StreamReasoning, StreamTextDelta, StreamToolCallDelta
 from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 from quorum.infrastructure.providers.openai import ResponsesApi
 from tests.integration.providers.conftest import TOOLS, collect, openai_gateway
 from tests.support.http_server import JsonReply, ScriptedHttpServer
-from tests.support.script import Call, Fail, Turn
+from tests.support.script import Call, Fail, Thinking, Turn
 
 WIRE_TOOLS = [
     {
@@ -206,3 +207,83 @@ async def test_a_stream_without_its_final_event_is_an_error(oai_server: Scripted
 def test_the_setting_chooses_the_wire_api(oai_server: ScriptedHttpServer) -> None:
     assert isinstance(openai_gateway(oai_server, api="responses")._wire_api, ResponsesApi)
     assert not isinstance(openai_gateway(oai_server)._wire_api, ResponsesApi)
+
+
+THOUGHT = Thinking(text="The file may be long; read it first.", signature="gAAAAB-encrypted-1==")
+SILENT = Thinking(signature="gAAAAB-encrypted-2==")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+async def test_reasoning_items_go_back_unchanged_and_the_request_asks_for_them(
+    oai_server: ScriptedHttpServer, stream: bool
+) -> None:
+    reasoned = Turn(thinking=(THOUGHT, SILENT), calls=(Call("call_a", "read_file", {"path": "a.txt"}),))
+    oai_server.enqueue(reasoned, Turn(thinking=(SILENT,), text="It says hello."))
+    gateway = openai_gateway(oai_server, api="responses")
+    session = gateway.session("o-r")
+    try:
+        first = await _ask(session, TurnInput(text="read a.txt", tools=TOOLS, reasoning="high"), stream)
+        await _ask(
+            session,
+            TurnInput(
+                results=(ToolResult(call_id="call_a", name="read_file", output="hello"),), tools=TOOLS, reasoning="high"
+            ),
+            stream,
+        )
+    finally:
+        await gateway.aclose()
+
+    bodies = oai_server.bodies()
+    for body in bodies:
+        assert body["reasoning"] == {"effort": "high"} and body["include"] == ["reasoning.encrypted_content"]
+        assert body["store"] is False
+    sent = bodies[1]["input"]
+    assert sent[1] == {
+        "type": "reasoning",
+        "id": "rs_0",
+        "summary": [{"type": "summary_text", "text": THOUGHT.text}],
+        "encrypted_content": THOUGHT.signature,
+    }
+    assert sent[2] == {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": SILENT.signature}
+    assert sent[3]["type"] == "function_call" and sent[4]["type"] == "function_call_output"
+    kept = [b for b in first.content if isinstance(b, ReasoningBlock)]
+    assert [b.text for b in kept] == [THOUGHT.text, ""] and all(b.api == "openai-responses" for b in kept)
+
+
+async def test_reasoning_off_asks_for_none(oai_server: ScriptedHttpServer) -> None:
+    oai_server.enqueue(Turn(text="hi"))
+    gateway = openai_gateway(oai_server, api="responses")
+    try:
+        await gateway.session("o-r").request(TurnInput.user("hi"))
+    finally:
+        await gateway.aclose()
+    assert "reasoning" not in oai_server.bodies()[0] and "include" not in oai_server.bodies()[0]
+
+
+async def test_another_apis_reasoning_is_not_sent_to_the_responses_api(oai_server: ScriptedHttpServer) -> None:
+    thinking = ReasoningBlock(api="anthropic", wire={"type": "thinking", "thinking": "x", "signature": "s"}, text="x")
+    history = [
+        Message(role="user", content=(TextBlock(text="go"),)),
+        Message(role="assistant", content=(thinking, TextBlock(text="done"))),
+    ]
+    oai_server.enqueue(Turn(text="ok"))
+    gateway = openai_gateway(oai_server, api="responses")
+    try:
+        await gateway.session("o-r", history=history).request(TurnInput.user("again"))
+    finally:
+        await gateway.aclose()
+    assert oai_server.bodies()[0]["input"] == [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "again"},
+    ]
+
+
+async def _ask(session, turn: TurnInput, stream: bool):
+    if not stream:
+        return await session.request(turn)
+    events = await collect(session.request_stream(turn))
+    assert isinstance(events[-1], StreamCompleted)
+    reasoning = [e.block for e in events if isinstance(e, StreamReasoning)]
+    assert reasoning == [b for b in events[-1].response.content if isinstance(b, ReasoningBlock)]
+    return events[-1].response
