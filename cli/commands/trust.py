@@ -34,7 +34,8 @@ def trust(directory: Path | None, yes: bool, list_: bool, revoke: bool) -> None:
 
     An untrusted workspace's quorum.toml files (here and in parents up to the repository root)
     may add instructions and tighten review, but their keys that run programs, loosen review or
-    send data elsewhere are ignored. This shows them, per file, lists the .quorum/ files, and asks. Exits 1 when the person says no, 2 without a terminal and without --yes.
+    send data elsewhere are ignored. This shows them, per file, lists the .quorum/ files, and asks.
+    Exits 1 when the person says no, 2 without a terminal and without --yes.
     """
     from quorum.composition.trust import trust_store
 
