@@ -171,3 +171,59 @@ async def test_the_last_model_failing_ends_the_run_with_its_error(
 def test_the_event_keeps_from_in_json() -> None:
     event = ModelFallback.model_validate({"from": "a:x", "to": "b:y", "reason": "timeout"})
     assert event.model_dump(mode="json")["from"] == "a:x" and '"from":"a:x"' in event.model_dump_json()
+
+
+async def _vote_through(gateway: Providers, fallback: str | None) -> tuple[Any, list[Any]]:
+    from quorum.application.run_context import current_run_events
+    from quorum.domain.review import QuorumRule
+    from quorum.infrastructure.review.quorum import QuorumReviewer
+    from quorum.infrastructure.review.voters import ModelVoter
+    from tests.integration.review.conftest import context_for, high_call
+
+    events: list[Any] = []
+    token = current_run_events.set(events.append)  # the run the panel reviews for hears of the move
+    try:
+        voters = [ModelVoter(gateway, "oai:gpt-main", fallback=fallback)]  # type: ignore[arg-type]
+        call = high_call(command="rm -rf build")
+        decision = await QuorumReviewer(voters, rule=QuorumRule.parse("unanimous")).review(call, context_for(call))
+    finally:
+        current_run_events.reset(token)
+        await gateway.aclose()
+    return decision, events
+
+
+async def test_a_reviewer_whose_model_answers_503_votes_through_its_fallback(
+    oai_server: ScriptedHttpServer, ant_server: ScriptedHttpServer
+) -> None:
+    oai_server.enqueue(Fail(503, "Service Unavailable", headers=RETRY_SOON), Fail(503, "Service Unavailable"))
+    verdict = Call("v1", "submit_verdict", {"verdict": "approve", "reason": "only the build directory"})
+    ant_server.enqueue(Turn(calls=(verdict,), usage=(50, 5)))
+    gateway = Providers(oai=openai_gateway(oai_server, max_retries=1), ant=anthropic_gateway(ant_server, max_retries=1))
+
+    decision, events = await _vote_through(gateway, "ant:claude-spare")
+
+    assert decision.approved and decision.decided_by == "quorum"
+    [vote] = decision.votes
+    assert (vote.reviewer, vote.verdict.value, vote.model) == ("oai:gpt-main", "approve", "ant:claude-spare")
+    assert vote.usage == Usage(input_tokens=50, output_tokens=5)  # priced as the fallback's tokens
+    [moved] = [e for e in events if e.type == "model_fallback"]
+    assert (moved.from_, moved.to, moved.reason, moved.reviewer) == (
+        "oai:gpt-main",
+        "ant:claude-spare",
+        "server_error",
+        "oai:gpt-main",
+    )
+    [body] = ant_server.bodies()
+    assert [t["name"] for t in body["tools"]] == ["submit_verdict"]
+
+
+async def test_without_a_fallback_the_same_503_is_an_error_vote(
+    oai_server: ScriptedHttpServer, ant_server: ScriptedHttpServer
+) -> None:
+    oai_server.enqueue(Fail(503, "Service Unavailable"))
+    gateway = Providers(oai=openai_gateway(oai_server), ant=anthropic_gateway(ant_server))
+
+    decision, events = await _vote_through(gateway, None)
+
+    assert not decision.approved and decision.votes[0].verdict.value == "error"
+    assert [e for e in events if e.type == "model_fallback"] == []
