@@ -74,10 +74,15 @@ class RunState:
     def count(self, response: LlmResponse) -> None:
         """Add a response's tokens (priced as the model answering now) and keep its text as the run's latest output."""
         self.usage = self.usage + response.usage
-        model_id = self.answering.model_id if self.answering is not None else self.model_id
-        self.responses.append((model_id, response.usage))
+        self.responses.append((self.answering_for(self.model_id), response.usage))
         if text := response.text_content():
             self.last_text = text
+
+    def answering_for(self, model_id: str) -> str:
+        """The model answering for ``model_id`` now: after a fallback moved the run's model, the fallback."""
+        if self.answering is not None and model_id == self.model_id:
+            return self.answering.model_id
+        return model_id
 
     def stop_after(self, response: LlmResponse, budget: int | None) -> Stop | None:
         """The stop ``response`` calls for: the token ``budget`` exceeded, or the output token limit hit."""

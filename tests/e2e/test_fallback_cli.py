@@ -112,3 +112,41 @@ def test_a_fallback_that_cannot_be_opened_is_said_before_the_run(cli: Cli) -> No
 
     assert result.code == 2, result.stderr
     assert "nowhere" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_reviewer_whose_model_answers_503_votes_through_its_fallback(
+    cli: Cli, servers: dict[str, ScriptedHttpServer]
+) -> None:
+    ant, oai = servers["anthropic"], servers["openai"]
+    cli.write(
+        "quorum.toml",
+        '[review]\nreviewers = [{ model = "main:judge", fallback = "spare:judge" }]\nhil_mode = "auto_reject"\n\n'
+        f'[providers.main]\ntype = "openai"\nbase_url = "{oai.url}/v1"\napi_key = "x"\nmax_retries = 1\n\n'
+        f'[providers.spare]\ntype = "anthropic"\nbase_url = "{ant.url}"\napi_key = "x"\nmax_retries = 1\n',
+    )
+    oai.enqueue(Fail(503, "Service Unavailable", headers=SOON), Fail(503, "Service Unavailable", headers=SOON))
+    verdict = Call("v1", "submit_verdict", {"verdict": "approve", "reason": "a note in the workspace"})
+    ant.enqueue(
+        Turn(calls=(Call("w1", "write_file", {"path": "note.txt", "content": "hi\n"}),), usage=(10, 2)),  # the agent
+        Turn(calls=(verdict,), usage=(30, 3)),  # the seat's fallback votes
+        Turn(text="Written.", usage=(12, 2)),
+    )
+
+    result = cli("run", "--model", "spare:agent", "--json", "--workspace", str(cli.workspace), "write a note")
+
+    assert result.code == 0, result.stderr
+    events = result.events()
+    [moved] = [e for e in events if e["type"] == "model_fallback"]
+    assert (moved["from"], moved["to"], moved["reason"], moved["reviewer"]) == (
+        "main:judge",
+        "spare:judge",
+        "server_error",
+        "main:judge",
+    )
+    [review] = [e for e in events if e["type"] == "review"]
+    assert review["approved"] and review["decided_by"] == "quorum"
+    assert [(v["reviewer"], v["verdict"], v["model"]) for v in review["votes"]] == [
+        ("main:judge", "approve", "spare:judge")
+    ]
+    assert (cli.workspace / "note.txt").read_text() == "hi\n"
+    assert events[-1]["stop_reason"] == "end_turn" and events[-1]["usage"]["reviewer_input_tokens"] == 30
