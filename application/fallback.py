@@ -87,7 +87,6 @@ class FallbackGateway:
 class FallbackSession:
     """``LlmSession`` over the session of one model of a chain, moving down the chain as it must.
 
-    ``model_id`` is the model answering now (``provider:model``): what its responses are priced as.
     A streamed request moves only while nothing was yielded: once text reached the caller, a
     failure is the caller's, as without a fallback.
     """
@@ -109,11 +108,6 @@ class FallbackSession:
     @property
     def model(self) -> str:
         return self._session.model
-
-    @property
-    def model_id(self) -> str:
-        """The model answering now, ``provider:model``."""
-        return self._chain[self._index]
 
     def history(self) -> list[Message]:
         return self._session.history()
