@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from quorum.domain.errors import Unavailable
 from quorum.domain.plans import Plan
 from quorum.domain.responses import ReasoningBlock, RunUsage, Usage
 from quorum.domain.review import ReviewDecision, Vote, milliseconds
@@ -382,6 +383,25 @@ class ContextCompacted(_Event):
     messages_compacted: int
 
 
+class ModelFallback(_Event):
+    """A model could not answer (``reason``), so the same request went to the next model of its chain.
+
+    ``from`` and ``to`` are model ids (``provider:model``); ``reason`` is why ``from`` could not
+    answer (``overloaded``, ``server_error``, ``rate_limited``, ``timeout``, ``connection``) and
+    ``detail`` the provider's error. ``reviewer`` names the panel seat whose model fell back,
+    None for the agent's model. The rest of the run stays on ``to``.
+    """
+
+    model_config = ConfigDict(frozen=True, serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+
+    type: Literal["model_fallback"] = "model_fallback"
+    from_: str = Field(alias="from")
+    to: str
+    reason: Unavailable
+    detail: str = ""
+    reviewer: str | None = None
+
+
 class TurnFinished(_Event):
     type: Literal["turn_finished"] = "turn_finished"
     turn: int
@@ -483,6 +503,7 @@ class PlanReviewed(_Event):
 RunEvent = Annotated[
     RunStarted
     | ContextCompacted
+    | ModelFallback
     | TurnStarted
     | TextDelta
     | ReasoningEvent

@@ -37,6 +37,7 @@ from quorum.domain.events import (
     McpServerEvent,
     McpToolChanged,
     McpToolsPinned,
+    ModelFallback,
     PlanProposed,
     PlanReviewed,
     ReasoningEvent,
@@ -155,6 +156,9 @@ class HumanRenderer:
         count = event.messages_compacted
         line = f"  context compacted: ~{before} → ~{after} tokens ({count} messages; the run log keeps them whole)"
         self._line(self._style(line, "dim"))
+
+    def _on_model_fallback(self, event: ModelFallback) -> None:
+        self._line(self._style(printable(f"  {words.fallback_line(event)}"), "yellow"))
 
     def _on_mcp_sampling(self, event: McpSampling) -> None:
         if event.approved and event.error is None:
@@ -359,6 +363,7 @@ HumanRenderer.HANDLERS = {
     McpToolsPinned: HumanRenderer._on_mcp_tools_pinned,
     McpToolChanged: HumanRenderer._on_mcp_tool_changed,
     ContextCompacted: HumanRenderer._on_context_compacted,
+    ModelFallback: HumanRenderer._on_model_fallback,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }

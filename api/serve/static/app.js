@@ -107,6 +107,7 @@ class RunView {
       case "reasoning": this.reasoning(e); break;
       case "tool_call": this.toolCall(e); break;
       case "progress": if (e.message) setStatus(e.message); break;
+      case "model_fallback": setStatus(`${e.from} could not answer (${e.reason}): ${e.to} answers from now on`); break;
       case "approval_requested": this.waiting(e); break;
       case "review": if (!e.approved) this.mark(e.call_id, "rejected", "rejected: " + e.reason); break;
       case "tool_result": this.toolResult(e); break;

@@ -30,7 +30,7 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.use_cases.continue_run import open_turn
-from quorum.domain.errors import QuorumError, UsageError
+from quorum.domain.errors import ProviderError, QuorumError, UsageError
 from quorum.domain.events import ApprovalRequested, RunEvent, RunStarted, ToolResultEvent
 from quorum.domain.messages import Message
 from quorum.domain.policy import PolicyRule
@@ -120,7 +120,10 @@ class RunParts:
 def _fail(error: BaseException) -> ApplicationError:
     """An error the workflow sees with its message; Quorum's own errors are not retried."""
     name = type(error).__name__
-    return ApplicationError(f"{name}: {error}", type=name, non_retryable=isinstance(error, QuorumError))
+    # a model that could not answer says why, so the workflow's fallback models can answer instead
+    why = error.unavailable if isinstance(error, ProviderError) else None
+    details = (why,) if why is not None else ()
+    return ApplicationError(f"{name}: {error}", *details, type=name, non_retryable=isinstance(error, QuorumError))
 
 
 class QuorumActivities:

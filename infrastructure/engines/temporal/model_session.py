@@ -20,7 +20,13 @@ with workflow.unsafe.imports_passed_through():
     from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamReasoning, StreamTextDelta
     from quorum.domain.tools import ToolResult
     from quorum.infrastructure.engines.temporal.messages import CallFacts, ModelReply, ModelRequest, RunSpec
-    from quorum.infrastructure.engines.temporal.policies import MODEL, RETRY, cause_of, raise_if_cancelled
+    from quorum.infrastructure.engines.temporal.policies import (
+        MODEL,
+        RETRY,
+        cause_of,
+        raise_if_cancelled,
+        unavailable_of,
+    )
     from quorum.infrastructure.engines.temporal.recorder import WorkflowRecorder
 
 
@@ -102,7 +108,8 @@ class ActivitySession:
             )
         except ActivityError as error:
             raise_if_cancelled(error)
-            raise ProviderError(cause_of(error), provider=self._model_id.partition(":")[0]) from None
+            provider = self._model_id.partition(":")[0]
+            raise ProviderError(cause_of(error), provider=provider, unavailable=unavailable_of(error)) from None
         self._facts.update(reply.facts)
         usage = reply.response.usage
         self._prices.known[(self._model_id, usage.input_tokens, usage.output_tokens)] = reply.cost
