@@ -11,6 +11,7 @@ from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.plans import ApprovedPlan
 from quorum.domain.responses import ReasoningLevel, RunUsage
+from quorum.domain.tool_profile import ToolsProfile
 from quorum.domain.tools import ImagePart
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -21,6 +22,12 @@ DEFAULT_SYSTEM_PROMPT = (
     "direct answer."
 )
 """The system prompt of a run that sets none; ``{workspace}`` is filled with the workspace path."""
+
+LEAN_SYSTEM_PROMPT = (
+    "You are a software agent working in {workspace}. Use the tools to do the task: read a file "
+    "before you change it. When the task is done, answer in a few words."
+)
+"""The default system prompt of the lean tool profile (``tools_profile = "lean"``)."""
 
 TurnLimitPolicy = Literal["summarize", "stop"]
 """What happens when the tool turn limit is reached (see ExecutionParams.on_turn_limit)."""
@@ -55,6 +62,9 @@ class LoopLimits(BaseModel):
             stops ``no_plan``.
         reasoning: how much the agent's model reasons before answering (``off``, ``low``,
             ``medium``, ``high``); each provider maps it to its API (decision 211).
+        tools_profile: ``full`` offers the tools as they are; ``lean`` with short descriptions and
+            only their required parameters, and the short default system prompt; None: lean for a
+            model whose context window is at most 32,768 tokens (``quorum.domain.tool_profile``).
         fallback_models: models (``provider:model``) that answer, in order, a request the run's
             model cannot (overloaded, 5xx, 429, timeout, connection error after the SDK's
             retries); the rest of the run stays on the model that answered
@@ -80,6 +90,7 @@ class LoopLimits(BaseModel):
     plan: Literal["off", "always"] = "off"
     max_plan_turns: int = Field(5, ge=1)
     reasoning: ReasoningLevel = "off"
+    tools_profile: ToolsProfile | None = None
     fallback_models: tuple[str, ...] = ()
 
     @field_validator("fallback_models")

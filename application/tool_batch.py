@@ -213,7 +213,8 @@ class ToolBatch:
     ``redactor`` before anything sees them. Each result is emitted as it is produced and stored in
     ``turn.results`` under the call's emission index. The reviewer models' tokens are added to
     ``spending``. A call ``guard`` finds repeating the calls before it exactly is answered
-    without review or execution.
+    without review or execution. ``shown`` are the schemas requests offer when they differ from
+    ``schemas`` (the lean tool profile); calls are always checked against ``schemas``.
 
     A review that defers (``hil_mode = "defer"``) leaves its call without a result: the call is
     put in ``turn.waiting`` and announced with an ``approval_requested`` event, and the other
@@ -236,6 +237,7 @@ class ToolBatch:
         clock: Callable[[], float] = time.perf_counter,
         spending: ReviewerSpending | None = None,
         guard: RepeatGuard | None = None,
+        shown: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self._executor = executor
         self._reviewer = reviewer
@@ -250,11 +252,12 @@ class ToolBatch:
         self._clock = clock
         self._spending = spending if spending is not None else ReviewerSpending()
         self._guard = guard
+        self._shown = shown if shown is not None else schemas
 
     @property
     def tools(self) -> list[dict[str, Any]]:
         """The wire schemas of the batch's tools (what a request offers)."""
-        return list(self._schemas.values())
+        return list(self._shown.values())
 
     async def still_offered(self) -> list[dict[str, Any]]:
         """The wire schemas of the batch's tools the executor still lists, listed again now.
@@ -263,7 +266,7 @@ class ToolBatch:
         pinned); it is then left out of the next request. Tools are never added mid-run.
         """
         listed = set((await self._executor.list_tools()).names())
-        return [schema for name, schema in self._schemas.items() if name in listed]
+        return [schema for name, schema in self._shown.items() if name in listed]
 
     async def run(self, turn: TurnCalls, *, brief: ReviewBrief, rejections: RejectionCounter) -> None:
         """Fill ``turn.results`` for every call. Cancellation leaves unfinished calls missing."""

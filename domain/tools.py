@@ -65,13 +65,15 @@ class ToolDefinition(BaseModel):
     brings itself (MCP tools do); never both. ``risk`` is the default risk of a call to it; a tool
     source may still decide per call (``run_command`` does). ``per_call_risk`` says some calls of a
     high-risk tool are low risk (decided by the source for each call), so the read-only ``ask``
-    mode offers the tool and runs only those calls.
+    mode offers the tool and runs only those calls. ``brief`` is the description the lean tool
+    profile offers (empty: the description's first sentence; ``quorum.domain.tool_profile``).
     """
 
     model_config = ConfigDict(frozen=True)
 
     name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
     description: str = ""
+    brief: str = ""
     risk: RiskLevel = RiskLevel.HIGH
     per_call_risk: bool = False
     parameters: tuple[ToolParameter, ...] = ()

@@ -5,20 +5,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quorum.application.execution import DEFAULT_SYSTEM_PROMPT
+from quorum.application.execution import DEFAULT_SYSTEM_PROMPT, LEAN_SYSTEM_PROMPT, ExecutionParams
 from quorum.composition.paths import workspace_of
+from quorum.domain.tool_profile import choose
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
 
 
-def system_prompt(settings: Settings, workspace: Path | None = None) -> str:
+def system_prompt(settings: Settings, workspace: Path | None = None, *, lean: bool = False) -> str:
     """The agent's system prompt: ``[agent] system_prompt``, else the default naming the workspace.
 
-    ``workspace`` replaces the configured one (a batch task's own workspace).
+    ``workspace`` replaces the configured one (a batch task's own workspace); ``lean``: the lean
+    tool profile's shorter default.
     """
     where = workspace if workspace is not None else workspace_of(settings)
-    return str(settings.agent.system_prompt or DEFAULT_SYSTEM_PROMPT.format(workspace=where))
+    default = LEAN_SYSTEM_PROMPT if lean else DEFAULT_SYSTEM_PROMPT
+    return str(settings.agent.system_prompt or default.format(workspace=where))
+
+
+def with_profile(params: ExecutionParams, model_id: str, windows: Any) -> ExecutionParams:
+    """``params`` with the tools profile decided: the configured one, else by the model's context window."""
+    window = params.context_window or windows.context_window(model_id)
+    return params.model_copy(update={"tools_profile": choose(params.tools_profile, window)})
 
 
 async def with_tool_notes(prompt: str | None, executor: Any) -> str | None:

@@ -16,7 +16,7 @@ from quorum.application.ports.observer import RunObserver
 from quorum.composition.model_choice import choose_model
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.orders import PreparedRun, RunOrder
-from quorum.composition.prompts import system_prompt, with_tool_notes
+from quorum.composition.prompts import system_prompt, with_profile, with_tool_notes
 
 if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
@@ -43,8 +43,10 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
     container = runtime.container
     settings = container.settings()
     model_id = container.gateway().resolve(choose_model(order.model or settings.model, container.env()))
-    prompt = await runtime.system_prompt() if order.tool_notes else system_prompt(settings)
     params = settings.agent.execution_params(tools=order.tools, **plan_override(order.plan))
+    params = with_profile(params, model_id, container.prices())
+    lean = params.tools_profile == "lean"
+    prompt = await runtime.system_prompt(lean=lean) if order.tool_notes else system_prompt(settings, lean=lean)
     if order.max_cost_usd is not None:
         params = params.model_copy(update={"max_cost_usd": order.max_cost_usd})
     for fallback in params.fallback_models:  # an unknown provider or a missing key: said now, not mid-run

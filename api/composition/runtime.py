@@ -109,9 +109,16 @@ class Runtime:
         if self._telemetry is not None:  # export the runs' spans now, not only at exit
             await asyncio.to_thread(self._telemetry.force_flush)
 
-    async def system_prompt(self) -> str | None:
-        """The configured system prompt followed by the tool sources' notes (starts eager MCP servers)."""
+    async def system_prompt(self, *, lean: bool = False) -> str | None:
+        """The configured system prompt followed by the tool sources' notes (starts eager MCP servers).
+
+        ``lean``: the lean tool profile's default prompt (``[agent] tools_profile``), never shared.
+        """
         self.open()
+        if lean:
+            with self._bound():
+                base = system_prompt(self.container.settings(), lean=True)
+                return await with_tool_notes(base, self.container.tool_executor())
         if not self._share_prompt:
             return await self._with_notes()
         if self._prompt is None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quorum.composition.orders import DecisionOrder, RunOrder
+from quorum.composition.prompts import with_profile
 from quorum.composition.runs import PreparedRun, prepare
 from quorum.domain.errors import UsageError
 
@@ -145,6 +146,9 @@ class RunService:
         model_id = None
         if order.model:
             model_id = container.gateway().resolve(choose_model(order.model, container.env()))
+        params = settings.agent.execution_params(tools="all")
+        if model_id is not None or params.tools_profile is not None:
+            params = with_profile(params, model_id or "", container.prices())
         request = ContinueRequest(
             run_id=order.run_id,
             approved=order.approved,
@@ -152,8 +156,8 @@ class RunService:
             by=order.by,
             reason=order.reason,
             model_id=model_id,
-            system_prompt=await runtime.system_prompt(),
-            params=settings.agent.execution_params(tools="all"),
+            system_prompt=await runtime.system_prompt(lean=params.tools_profile == "lean"),
+            params=params,
         )
         watchers = [build_recorder(approvals, settings, None), *order.observers]
         if order.cancel:

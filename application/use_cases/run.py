@@ -25,6 +25,7 @@ from quorum.application.use_cases.run_state import RunState, Stop
 from quorum.domain.errors import ContextTooLong
 from quorum.domain.events import McpSampling, RunEvent, RunStopReason
 from quorum.domain.responses import LlmResponse
+from quorum.domain.tool_profile import lean
 from quorum.domain.tools import RiskLevel, ToolSpec
 
 
@@ -69,6 +70,11 @@ class Run:
         Its loop guard is its own; the reviewers' tokens count in the run's spending.
         """
         params = self.params
+        shown = (
+            {t.name: self.deps.schema.tool_to_schema(lean(t)) for t in offered}
+            if params.tools_profile == "lean"
+            else None
+        )
         return ToolBatch(
             executor=executor,
             reviewer=reviewer,
@@ -83,6 +89,7 @@ class Run:
             clock=self.deps.clock,
             spending=self.state.reviewers,
             guard=RepeatGuard(params.max_repeated_calls),
+            shown=shown,
         )
 
     async def ask(self, turn: TurnInput) -> LlmResponse:

@@ -38,6 +38,7 @@ def _p(name: str, description: str, param_type: Any = "string", *, required: boo
 BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ToolDefinition(
         name="read_file",
+        brief="Read a text file.",
         description="Read a text file of the workspace, optionally a range of lines.",
         risk=LOW,
         parameters=(
@@ -48,6 +49,7 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ),
     ToolDefinition(
         name="glob_search",
+        brief="List paths matching a glob pattern such as '**/*.py'.",
         description="List paths matching a glob pattern such as '**/*.py'.",
         risk=LOW,
         parameters=(
@@ -57,6 +59,7 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ),
     ToolDefinition(
         name="grep_search",
+        brief="Search file contents for a regex pattern.",
         description="Search file contents with a regular expression (RE2 syntax); prints path:line: text.",
         risk=LOW,
         parameters=(
@@ -72,18 +75,21 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ),
     ToolDefinition(
         name="list_dir",
+        brief="List a directory.",
         description="List the entries of a directory.",
         risk=LOW,
         parameters=(_p("path", "Directory to list (default: the workspace).", "path", required=False),),
     ),
     ToolDefinition(
         name="write_file",
+        brief="Write the whole content of a file.",
         description="Create or overwrite a file with the given content.",
         risk=HIGH,
         parameters=(_p("path", "File to write.", "path"), _p("content", "The complete new content.")),
     ),
     ToolDefinition(
         name="edit_file",
+        brief="Replace old_text, which must occur once, with new_text in a file.",
         description="Replace one exact, unique occurrence of old_text with new_text in a file.",
         risk=HIGH,
         parameters=(
@@ -94,6 +100,7 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
     ),
     ToolDefinition(
         name="run_command",
+        brief="Run a shell command.",
         description=(
             "Run a shell command (sh -c) in the workspace; reports exit code, stdout and stderr. Read-only "
             "commands (ls, cat, grep, git log/diff/status…) run at once in a sandbox that cannot write or reach "
