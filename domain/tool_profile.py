@@ -55,7 +55,8 @@ def _required_only(schema: dict[str, Any]) -> dict[str, Any]:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return schema
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
     kept: dict[str, Any] = {}
     for name, value in properties.items():
         if name not in required:
