@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.e2e.conftest import Cli
 from tests.e2e.test_cli_approve import deferred_run
 
@@ -32,3 +34,16 @@ def test_logs_show_and_list_escape_a_hostile_task(cli: Cli) -> None:
     for shown in (cli("logs", "show", "last").stdout, cli("logs", "list").stdout):
         assert "\x1b" not in shown and "\u202e" not in shown
         assert "tidy\\x1b]0;pwned\\x07 up\\u202e" in shown
+
+
+def test_a_command_with_a_bidi_override_is_previewed_escaped_on_the_terminal(cli: Cli) -> None:
+    command = "rm notes\u202etxt.exe"
+    call = {"name": "run_command", "arguments": {"command": command}, "id": "c1"}
+    cli.write("s.json", json.dumps({"turns": [{"tool_calls": [call]}, {"text": "done"}]}))
+    ran = cli("run", "--defer", "--model", "scripted:s.json", "look")
+    assert ran.code == 4, ran.stderr
+    pending = cli("pending").stdout
+    shown = cli("logs", "show", "last").stdout
+    for text in (ran.stderr, pending, shown):
+        assert "\u202e" not in text
+        assert "rm notes\\u202etxt.exe" in text, text
