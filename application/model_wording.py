@@ -77,6 +77,11 @@ def unknown_tool(name: str, available: Iterable[str]) -> str:
     return f"unknown tool {name!r}; available tools: {', '.join(available) or '(none)'}"
 
 
+def withheld_tool(name: str, why: str) -> str:
+    """A call to a tool a source knows but withholds: ``why`` says why and what the user can do."""
+    return f"tool {name!r} is not offered in this run: {why}"
+
+
 def not_executed_because(name: str, problem: str) -> str:
     """A call refused before it ran (its arguments are wrong): ``problem`` says what is wrong."""
     return f"{name}: {problem}{REFUSED}"

@@ -72,9 +72,10 @@ class Unrun:
         return cls(say.not_executed_because(name, problem), "invalid_arguments", problem)
 
     @classmethod
-    def unknown_tool(cls, name: str, offered: Sequence[str]) -> Unrun:
-        """A call to a tool that is not offered."""
-        said = say.unknown_tool(name, offered)
+    def unknown_tool(cls, name: str, offered: ToolSpec) -> Unrun:
+        """A call to a tool that is not offered: why, when a source withholds it; else the tools there are."""
+        why = offered.why_withheld(name)
+        said = say.withheld_tool(name, why) if why is not None else say.unknown_tool(name, offered.names())
         return cls(said, "invalid_arguments", said)
 
 
@@ -354,7 +355,7 @@ class ToolBatch:
     def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, Unrun | None]:
         tool = self._offered.get(call.name)
         if tool is None:
-            return None, Unrun.unknown_tool(call.name, self._offered.names())
+            return None, Unrun.unknown_tool(call.name, self._offered)
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
         if problem is not None:
             return None, Unrun.invalid(call.name, problem)

@@ -87,15 +87,21 @@ class ToolDefinition(BaseModel):
 
 
 class ToolSpec:
-    """An ordered, name-unique collection of tool definitions.
+    """An ordered, name-unique collection of tool definitions, and why some known tools are not in it.
+
+    ``withheld`` maps the name of a tool a source knows but does not offer (an MCP tool changed
+    since its pin, a tool disabled in the configuration) to why, in words for the model and the
+    person: what stands in the way and what the user can do. A call to such a name is answered
+    with that, not with "unknown tool".
 
     Raises:
         UsageError: when two definitions share a name.
     """
 
-    __slots__ = ("_tools",)
+    __slots__ = ("_tools", "_withheld")
 
-    def __init__(self, tools: Iterable[ToolDefinition] = ()) -> None:
+    def __init__(self, tools: Iterable[ToolDefinition] = (), *, withheld: Mapping[str, str] | None = None) -> None:
+        self._withheld: dict[str, str] = dict(withheld or {})
         self._tools: dict[str, ToolDefinition] = {}
         for tool in tools:
             if tool.name in self._tools:
@@ -121,6 +127,15 @@ class ToolSpec:
     def names(self) -> list[str]:
         """Tool names in registration order."""
         return list(self._tools)
+
+    @property
+    def withheld(self) -> dict[str, str]:
+        """Name → why, for the tools known but not offered (see the class docstring); a copy."""
+        return dict(self._withheld)
+
+    def why_withheld(self, name: str) -> str | None:
+        """Why ``name`` is not offered, when it is a tool known but withheld; else None."""
+        return None if name in self._tools else self._withheld.get(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -5,6 +5,10 @@ escape sequences (an OSC 52 write to the clipboard, ``ESC [2J`` clearing the scr
 or characters that reorder or hide text (bidi overrides, zero-width marks). Printed raw, they act
 on the terminal and can make a reviewed call look like something else. ``printable`` replaces each
 with its escape (``\x1b``, ``\u202e``), so a person sees exactly what is there.
+
+``quoted`` shows text a person gave (a decision's reason, its ``by``) as a quotation: between
+double quotes, its own quotes, backslashes and line breaks escaped, so it can neither close the
+quotation nor start a line of its own, and never passes for Quorum's words around it.
 """
 
 from __future__ import annotations
@@ -44,3 +48,15 @@ def printable(text: str) -> str:
         _escape(char) if char not in _KEPT and unicodedata.category(char) in _ESCAPED_CATEGORIES else char
         for char in text
     )
+
+
+_QUOTE_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"})
+
+
+def quoted(text: str) -> str:
+    r"""``text`` as a quotation on one line: ``"…"``, its ``\``, ``"``, newlines and tabs escaped, then ``printable``.
+
+    A backslash the person typed is doubled, so the text ``\x1b`` (shown ``\\x1b``) cannot pass
+    for an escaped ESC (shown ``\x1b``).
+    """
+    return '"' + printable(text.translate(_QUOTE_ESCAPES)) + '"'

@@ -121,6 +121,8 @@ class FakeTools:
     risk_overrides: dict[str, RiskLevel] = field(default_factory=dict)
     clearances: dict[str, Clearance] = field(default_factory=dict)
     """The clearance each call (by id) was executed with."""
+    withheld: dict[str, str] = field(default_factory=dict)
+    """Tools known but not offered, and why (``ToolSpec.withheld``)."""
 
     def add(
         self, name: str, fn: ToolFn, *, risk: RiskLevel = RiskLevel.LOW, params: Sequence[ToolParameter] = ()
@@ -131,7 +133,7 @@ class FakeTools:
         )
 
     async def list_tools(self) -> ToolSpec:
-        return ToolSpec(d for d, _ in self.tools.values())
+        return ToolSpec((d for d, _ in self.tools.values()), withheld=self.withheld)
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         level = self.risk_overrides.get(call.native_id, tool.risk)

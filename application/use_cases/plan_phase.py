@@ -52,7 +52,7 @@ class PlanPhase:
     """
 
     def __init__(self, run: Run, available: ToolSpec) -> None:
-        offered = ToolSpec([*available.low_risk_tools(), PROPOSE_PLAN_TOOL])
+        offered = ToolSpec([*available.low_risk_tools(), PROPOSE_PLAN_TOOL], withheld=available.withheld)
         self._run = run
         self._events = PlanEvents(run.deps.observer, run.state)
         self._executor = PlanningExecutor(run.deps.executor, offered)

@@ -184,7 +184,11 @@ class RunAgent:
         """The run's phases: planning first in plan mode, else a deferred turn settled, then execution."""
         request, state = run.request, run.state
         available = await self._deps.executor.list_tools()
-        state.offered = ToolSpec(available.low_risk_tools()) if run.params.tools == "low_risk_only" else available
+        state.offered = (
+            ToolSpec(available.low_risk_tools(), withheld=available.withheld)
+            if run.params.tools == "low_risk_only"
+            else available
+        )
         execution = ExecutionPhase(run, state.offered)
         first: Stop | TurnInput
         if plans(request):  # plan mode: plan and have the plan reviewed first

@@ -26,9 +26,12 @@ def _when(moment: datetime | None) -> str:
     return "-" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _one_line(text: str, width: int | None = None) -> str:
+    """``text`` on one line, escaped (``printable``: a task may carry escape sequences), cut at ``width``."""
+    from quorum.infrastructure.terminal_text import printable
+
+    flat = printable(" ".join(text.split()))
+    return flat if width is None or len(flat) <= width else flat[: width - 1] + "…"
 
 
 @click.group()
@@ -114,6 +117,8 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
 
 
 def _show_header(run: Any) -> None:
+    from quorum.infrastructure.terminal_text import printable
+
     usage = run.usage
     rows = [
         ("run", run.run_id),
@@ -131,7 +136,7 @@ def _show_header(run: Any) -> None:
     ]
     for label, value in rows:
         if value:
-            click.echo(f"{label + ':':<11}{value}")
+            click.echo(printable(f"{label + ':':<11}{value}"))
     if run.interrupted:
         click.echo("           the run never finished: it was killed, crashed, or is still going")
 
@@ -169,7 +174,7 @@ def search(text: str, limit: int, as_json: bool, config_path: Path | None) -> No
         raise SystemExit(1)
     for hit in hits:
         where = hit.where + (f"@{hit.turn}" if hit.turn is not None else "")
-        click.echo(f"{hit.run_id:<16}  {_when(hit.started_at)}  {where:<14}  {hit.excerpt}")
+        click.echo(f"{hit.run_id:<16}  {_when(hit.started_at)}  {where:<14}  {_one_line(hit.excerpt)}")
 
 
 @logs.command("rm")

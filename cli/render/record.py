@@ -5,6 +5,10 @@ escaping (every string passes through ``printable``) and the same words for amou
 live parts (no status, no markdown, no colour). Everything goes to one stream, in full: each
 call with its risk and id, each vote with its latency, each result's whole output, and the moment
 each turn started.
+
+A decision a person made is shown as theirs: ``by human (alice): "their reason"``, the name as
+``words.person_name`` shows it and every reason of theirs (the decision's and their vote's) quoted,
+so no text of theirs reads as Quorum's own.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from datetime import datetime
 from typing import TextIO
 
 from quorum.cli.render.human import HumanRenderer
+from quorum.cli.render.words import person_name
 from quorum.domain import amounts
 from quorum.domain.events import (
     PlanProposed,
@@ -28,7 +33,7 @@ from quorum.domain.events import (
     ToolResultEvent,
     TurnStarted,
 )
-from quorum.infrastructure.terminal_text import printable
+from quorum.infrastructure.terminal_text import printable, quoted
 
 OUTCOME_WORDS: dict[ToolOutcome, str] = {
     "ok": "ok",
@@ -94,9 +99,13 @@ class RecordRenderer(HumanRenderer):
     def _on_review(self, event: ReviewEvent) -> None:
         verdict = "approved" if event.approved else "REJECTED"
         rule = f", rule {event.rule}" if event.rule else ""
-        self._print(f"    review of {event.call_id}: {verdict} by {event.decided_by}{rule}: {event.reason}")
+        who = _decider(event.decided_by, event.by)
+        self._print(
+            f"    review of {event.call_id}: {verdict} by {who}{rule}: {_reason(event.decided_by, event.reason)}"
+        )
         for vote in event.votes:
-            self._print(f"      - {vote.reviewer}: {vote.verdict} ({vote.latency_ms:g} ms) {vote.reason}")
+            said = _reason(event.decided_by, vote.reason) if vote.reviewer == "human" else vote.reason
+            self._print(f"      - {vote.reviewer}: {vote.verdict} ({vote.latency_ms:g} ms) {said}")
 
     def _on_plan_proposed(self, event: PlanProposed) -> None:
         self._print(f"  plan proposed ({event.call_id}, proposal {event.attempt}):")
@@ -105,8 +114,8 @@ class RecordRenderer(HumanRenderer):
 
     def _on_plan_reviewed(self, event: PlanReviewed) -> None:
         verdict = "approved" if event.approved else "REJECTED"
-        by = f" ({event.by})" if event.by else ""
-        self._print(f"    plan {event.call_id}: {verdict} by {event.decided_by}{by}: {event.reason}")
+        who = _decider(event.decided_by, event.by)
+        self._print(f"    plan {event.call_id}: {verdict} by {who}: {_reason(event.decided_by, event.reason)}")
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         outcome = OUTCOME_WORDS[event.outcome]
@@ -120,6 +129,16 @@ class RecordRenderer(HumanRenderer):
         self._print(f"  tokens {amounts.run_tokens(event.usage)} · cost {amounts.usd_or(event.cost)}")
         if event.output:
             self._print(event.output)
+
+
+def _decider(decided_by: str, by: str | None) -> str:
+    """``human (alice)``: who decided, the person named as ``person_name`` shows them."""
+    return f"{decided_by} ({person_name(by)})" if by else decided_by
+
+
+def _reason(decided_by: str, reason: str) -> str:
+    """A person's reason quoted (it is their text, not Quorum's); any other decision's as it is."""
+    return quoted(reason) if decided_by == "human" else reason
 
 
 RecordRenderer.HANDLERS = {

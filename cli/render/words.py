@@ -4,6 +4,10 @@ Each function returns plain, unstyled text (the renderer styles and escapes it) 
 events' fields (a stop's ``stop``, a panel's votes and ``votes_needed``), never from the
 sentences the application wrote: those are shown as they are, or not at all. The README's CLI
 section quotes these words, and ``tests/e2e/test_output_human.py`` pins them.
+
+What a person wrote when deciding later (``quorum approve``/``reject``, the web page: the event's
+``by`` and ``reason``) is shown as theirs: the name after "by", the reason as a quotation
+(``quoted``), so no wording of theirs reads as Quorum's own (decision 205).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from quorum.domain import amounts
 from quorum.domain.events import ModelFallback, PlanProposed, PlanReviewed, ReviewEvent, RunFinished
 from quorum.domain.review import counted
+from quorum.infrastructure.terminal_text import quoted
 
 _DONE = "end_turn"
 
@@ -64,6 +69,8 @@ def decision_line(event: ReviewEvent) -> str:
         unanswered = panel - cast
         tail = f", {unanswered} did not answer" if unanswered else ""
         return f"{word} by {count} of {cast} {_reviewers(cast)} ({rule_words(event.rule)}{tail})"
+    if event.decided_by == "human" and event.by:
+        return persons_decision(word, event.by, event.reason)
     if event.decided_by == "human":
         if reason.startswith(f"{word} by the user"):  # already a whole sentence ("… for the rest of this run")
             return reason
@@ -73,6 +80,19 @@ def decision_line(event: ReviewEvent) -> str:
         return f"{word} by rule{rule}: {reason}" if reason else f"{word} by rule{rule}"
     said = _auto_reason(reason)
     return f"{word} automatically: {said}" if said else f"{word} automatically"
+
+
+def person_name(by: str) -> str:
+    """Who decided, as shown: a plain name (letters, digits, ``._@+-``) as it is, anything else ``quoted``."""
+    plain = 0 < len(by) <= 64 and all(char.isascii() and (char.isalnum() or char in "._@+-") for char in by)
+    return by if plain else quoted(by)
+
+
+def persons_decision(word: str, by: str, reason: str) -> str:
+    """``approved by alice: "their reason"``: a later decision, the reason quoted (none when it is the default)."""
+    said = reason.strip()
+    quote = f": {quoted(said)}" if said and said != f"{word} by {by}" else ""
+    return f"{word} by {person_name(by)}{quote}"
 
 
 def _auto_reason(reason: str) -> str:
@@ -138,10 +158,8 @@ def plan_lines(event: PlanProposed) -> list[str]:
 def plan_decision(event: PlanReviewed) -> str:
     """``plan approved by 2 of 2 reviewers (…) — carrying it out``; ``plan rejected by alice: … — …``."""
     word = "approved" if event.approved else "rejected"
-    reason = " ".join(event.reason.split())
     if event.by:  # a person decided later (quorum approve/reject, the web page)
-        said = f": {reason}" if reason and reason != f"{word} by {event.by}" else ""
-        line = f"{word} by {event.by}{said}"
+        line = persons_decision(word, event.by, event.reason)
     else:
         fields = event.model_dump(include={"call_id", "approved", "decided_by", "votes", "reason", "rule"})
         line = decision_line(ReviewEvent(name="propose_plan", **fields))

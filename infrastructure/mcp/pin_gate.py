@@ -22,14 +22,29 @@ def trust_command(server: str, tool: str | None = None) -> str:
     return f"quorum mcp trust {server}" + (f" {tool}" if tool else "")
 
 
+def _what_changed(withheld: Withheld) -> str:
+    return "is new" if withheld.change == ["new"] else "changed (" + ", ".join(withheld.change) + ")"
+
+
 def refusal(server: str, withheld: Withheld) -> str:
     """What the model is told when it calls a withheld tool (the call was not sent)."""
     name = withheld.tool.name
-    what = "is new" if withheld.change == ["new"] else "changed (" + ", ".join(withheld.change) + ")"
     return (
-        f"refused: tool {name!r} of MCP server {server!r} {what} since a person last trusted the server's "
-        f"tools, so it was not run. It stays unavailable until a person reviews it "
+        f"refused: tool {name!r} of MCP server {server!r} {_what_changed(withheld)} since a person last "
+        f"trusted the server's tools, so it was not run. It stays unavailable until a person reviews it "
         f"(`{trust_command(server, name)}`)."
+    )
+
+
+def why_withheld(server: str, withheld: Withheld) -> str:
+    """Why a withheld tool is not offered, for a model that calls it by name (``ToolSpec.withheld``).
+
+    Names what changed (the fields, never their new content) and the command that trusts it.
+    """
+    name = withheld.tool.name
+    return (
+        f"tool {name!r} of MCP server {server!r} {_what_changed(withheld)} since a person last trusted the "
+        f"server's tools; it stays unavailable until a person reviews it (`{trust_command(server, name)}`)"
     )
 
 

@@ -17,7 +17,7 @@ from quorum.infrastructure.mcp.cache import ToolListCache
 from quorum.infrastructure.mcp.client_features import ClientSide
 from quorum.infrastructure.mcp.connection import McpServerConnection
 from quorum.infrastructure.mcp.naming import namespace_all
-from quorum.infrastructure.mcp.pin_gate import PinGate, refusal
+from quorum.infrastructure.mcp.pin_gate import PinGate, refusal, why_withheld
 from quorum.infrastructure.mcp.pins import PinStore
 from quorum.infrastructure.mcp.resources import ResourceReader
 from quorum.infrastructure.mcp.results import READ_TOOL
@@ -122,6 +122,8 @@ class McpToolSource:
         self._held: list[RunEvent] = []
         self._routes: dict[str, _Route] = {}
         self._withheld_names: dict[str, tuple[str, str]] = {}
+        self._disabled_names: dict[str, str] = {}
+        """Namespaced name → server, for tools ``enabled_tools``/``disabled_tools`` leave out."""
         self._started = False
         self._start_lock = asyncio.Lock()
         self._resources = ResourceReader(self.connections)
@@ -169,6 +171,7 @@ class McpToolSource:
         definitions: list[ToolDefinition] = []
         routes: dict[str, _Route] = {}
         self._withheld_names = {}
+        self._disabled_names = {}
         for connection in self.connections.values():
             for name, tool in (await self._server_tools(connection)).items():
                 risk = tool_risk(tool, connection.settings)
@@ -247,6 +250,21 @@ class McpToolSource:
             return refusal(server, withheld)
         return f"unknown MCP tool {name!r}"
 
+    def withheld_tools(self) -> dict[str, str]:
+        """``ToolSourceWithheld``: the tools left out at the last listing and why (pins, configuration)."""
+        why: dict[str, str] = {}
+        for name, (server, original) in self._withheld_names.items():
+            withheld = self.pins.withheld(server, original)
+            if withheld is not None:
+                why[name] = why_withheld(server, withheld)
+        for name, server in self._disabled_names.items():
+            why.setdefault(
+                name,
+                f"it is disabled for MCP server {server!r} in this configuration "
+                f"([mcp.servers.{server}] enabled_tools/disabled_tools); the user can enable it there for a later run",
+            )
+        return why
+
     def _on_server_event(self, event: RunEvent) -> None:
         if current_run_events.get() is None:
             self._held.append(event)  # before any run: said when the next run lists its tools
@@ -291,6 +309,9 @@ class McpToolSource:
                 offered[name] = by_original[original]
             else:
                 self._withheld_names[name] = (connection.name, original)
+        for name, original in namespace_all(connection.name, (t.name for t in tools)).items():
+            if original not in by_original and name not in offered:
+                self._disabled_names[name] = connection.name
         return offered
 
     def _note(self, message: str, *, server: str | None = None) -> None:

@@ -191,6 +191,20 @@ class ToolSourceProblems(Protocol):
         ...
 
 
+@runtime_checkable
+class ToolSourceWithheld(Protocol):
+    """Optional for a ``ToolSource``: the tools it knows but does not offer, and why.
+
+    Read after each ``list_tools``. Each reason is said to a model that calls the tool by name
+    (instead of "unknown tool") and must say what stands in the way and what the user can do,
+    without repeating what the source was refused for (a changed tool's new description).
+    """
+
+    def withheld_tools(self) -> Mapping[str, str]:
+        """Tool name (as it would be offered) → why it is not offered."""
+        ...
+
+
 @dataclass(frozen=True)
 class ReviewerContext:
     """Given to a reviewer factory.

@@ -4,8 +4,9 @@ Every driver that shows a call before it runs draws it from here: the terminal's
 ``quorum serve``'s review card (``call_lines``), the ACP agent's tool calls and permission
 requests (``title_of`` and ``file_change``, mapped to ACP's shapes in ``quorum.acp.tool_view``).
 
-``call_lines`` turns one call into plain lines (not yet escaped for the terminal; the prompt passes
-everything through ``printable``):
+``call_lines`` turns one call into lines with every control and invisible formatting character
+shown as its escape (``printable``: a bidi override in a command or a file name reads ``\u202e``,
+on the terminal and in the web page's card alike; the file itself is unchanged):
 
 - ``write_file``: "overwrites PATH (N lines → M lines)" and a unified diff against the file in the
   workspace, or "new file PATH, N lines" and its content;
@@ -36,6 +37,7 @@ from typing import Any
 from quorum.application.plan_mode import plan_of
 from quorum.domain.errors import ToolRefusedError
 from quorum.domain.tools import ToolCall
+from quorum.infrastructure.terminal_text import printable
 from quorum.infrastructure.tools.workspace import Workspace
 
 MAX_READ_BYTES = 1_000_000
@@ -62,7 +64,11 @@ class FileChange:
 
 
 def call_lines(call: ToolCall, workspace: Workspace | None) -> list[str]:
-    """The lines showing ``call``'s effect (see the module docstring)."""
+    """The lines showing ``call``'s effect, escaped with ``printable`` (see the module docstring)."""
+    return [printable(line) for line in _lines(call, workspace)]
+
+
+def _lines(call: ToolCall, workspace: Workspace | None) -> list[str]:
     arguments = dict(call.arguments)
     if call.name == "write_file" and isinstance(arguments.get("content"), str):
         return _write_file(arguments, workspace)
@@ -108,7 +114,8 @@ def file_change(name: str, arguments: Mapping[str, Any], workspace: Workspace | 
 def title_of(name: str, arguments: Mapping[str, Any]) -> str:
     """A one-line title: ``Read docs/a.md``, ``Run make test``, ``time: get_current_time``.
 
-    Cut to ``MAX_TITLE`` characters, its whitespace (a command's newlines) collapsed to spaces.
+    Cut to ``MAX_TITLE`` characters, its whitespace (a command's newlines) collapsed to spaces, control
+    and invisible characters escaped (``printable``).
     """
     path = arguments.get("path")
     shown_path = path if isinstance(path, str) and path else "."
@@ -125,7 +132,7 @@ def title_of(name: str, arguments: Mapping[str, Any]) -> str:
     if title is None:
         parts = name.split("__")
         title = f"{parts[1]}: {'__'.join(parts[2:])}" if len(parts) >= 3 and parts[0] == "mcp" else name
-    title = " ".join(title.split())  # one line: a command's newlines would break the client's row
+    title = printable(" ".join(title.split()))  # one line: a command's newlines would break the client's row
     return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
 
 

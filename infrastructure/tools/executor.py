@@ -3,19 +3,29 @@
 It lists each source's tools, applies the ``[tools]`` section (enabled/disabled globs, risk overrides,
 output cap, images), routes each call to the source that listed the tool, and keeps going when a source
 fails: the failure is recorded in ``problems`` and that source's tools are left out.
+
+A tool a source lists that ``[tools]`` leaves out, or that a source knows but withholds
+(``ToolSourceWithheld``: an MCP tool changed since its pin), is not offered; the listed spec says
+why (``ToolSpec.withheld``), so a model calling it by name is told why and what the user can do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from quorum.application import model_wording as say
 from quorum.domain.errors import QuorumError, RequiredToolSourceError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult, ToolSpec
-from quorum.infrastructure.plugins.contracts import ToolSource, ToolSourceNotes, ToolSourceOrigins, ToolSourceProblems
+from quorum.infrastructure.plugins.contracts import (
+    ToolSource,
+    ToolSourceNotes,
+    ToolSourceOrigins,
+    ToolSourceProblems,
+    ToolSourceWithheld,
+)
 from quorum.infrastructure.tools.images import apply_image_policy
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
@@ -48,6 +58,22 @@ def _override_pattern(name: str, risk: dict[str, RiskLevel]) -> str | None:
     return max(matching, key=len) if matching else None
 
 
+_DISABLED = (
+    "it is disabled in this configuration ([tools] enabled/disabled); the user can enable it there for a later run"
+)
+"""Why a tool ``[tools]`` leaves out is not offered."""
+
+
+def _withheld_by(source: ToolSource) -> Mapping[str, str]:
+    """What ``source`` withholds and why (``ToolSourceWithheld``); nothing when it cannot say."""
+    if not isinstance(source, ToolSourceWithheld):
+        return {}
+    try:
+        return dict(source.withheld_tools())
+    except Exception:  # a plugin's bug: its tools are then only "unknown"
+        return {}
+
+
 class PluginToolExecutor:
     """Implements ``ToolExecutor`` over a list of ``ToolSource``s.
 
@@ -66,11 +92,13 @@ class PluginToolExecutor:
         self._settings = settings or ToolsSettings()
         self._routes: dict[str, ToolSource] = {}
         self._listed: list[ListedTool] | None = None
+        self._withheld: dict[str, str] = {}
         self._lock = asyncio.Lock()
         self.problems: list[str] = []
 
     async def list_tools(self) -> ToolSpec:
-        return ToolSpec(t.definition for t in await self.listed_tools())
+        listed = await self.listed_tools()
+        return ToolSpec((t.definition for t in listed), withheld=self._withheld)
 
     async def listed_tools(self) -> list[ListedTool]:
         """Every offered tool with its source, for listings. Lists each source again (sources cache)."""
@@ -78,9 +106,12 @@ class PluginToolExecutor:
             results = await asyncio.gather(*(self._list_source(s) for s in self._sources), return_exceptions=False)
             listed: list[ListedTool] = []
             routes: dict[str, ToolSource] = {}
+            withheld: dict[str, str] = {}
             for source, definitions in zip(self._sources, results, strict=True):
+                withheld.update(_withheld_by(source))
                 for definition in definitions:
                     if not self._offered(definition.name):
+                        withheld[definition.name] = _DISABLED
                         continue
                     if definition.name in routes:
                         self._note(
@@ -94,6 +125,7 @@ class PluginToolExecutor:
                     )
             self._routes = routes
             self._listed = listed
+            self._withheld = {name: why for name, why in withheld.items() if name not in routes}
             return list(listed)
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
@@ -114,6 +146,9 @@ class PluginToolExecutor:
             await self.listed_tools()
         source = self._routes.get(call.name)
         if source is None:
+            why = self._withheld.get(call.name)
+            if why is not None:  # withdrawn mid-run (an MCP tool changed): say why
+                return ToolResult(output=say.withheld_tool(call.name, why), is_error=True)
             return ToolResult(output=f"unknown tool {call.name!r}: it is not offered in this run", is_error=True)
         try:
             outcome = await source.execute(call, clearance=clearance)

@@ -146,6 +146,7 @@ MODEL_FACING_PHRASES = (
     "You are in plan mode, planning phase: explore with the read-only tools offered, then propose a ",
     "the plan was not approved",
     "the plan is not well formed: give a summary and at least one step with a description",
+    "is not offered in this run: ",
 )
 
 

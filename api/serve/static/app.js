@@ -1,6 +1,8 @@
 // Quorum's web page. It uses only the /v1 API of the server that served it, with the token as a
 // Bearer header. Everything that came from a model, a tool or a file is put in the page as text
 // (textContent) or through renderMarkdown (markdown.js), which builds elements and never parses HTML.
+// What a call will do (its card, its box in the log) passes through visible() first, as the terminal's
+// printable() does: control and invisible formatting characters are shown as their escapes.
 "use strict";
 
 const TOKEN_KEY = "quorum-token";
@@ -70,6 +72,21 @@ function el(tag, className, text) {
   return node;
 }
 
+// The terminal's rule (quorum.infrastructure.terminal_text.printable): controls (C0 but newline and
+// tab, DEL, C1), format characters (bidi embeddings, overrides and isolates, LRM/RLM, ALM, zero-width
+// marks), line/paragraph separators and lone surrogates are shown as their escape (\x1b, \u202e), so a
+// bidi override cannot make "txt.exe" read as "exe.txt". Backslashes are left alone, as there.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+function visible(text) {
+  return String(text).replace(HIDDEN, (char) => {
+    if (char === "\n" || char === "\t") return char;
+    const code = char.codePointAt(0);
+    if (code < 0x100) return "\\x" + code.toString(16).padStart(2, "0");
+    if (code < 0x10000) return "\\u" + code.toString(16).padStart(4, "0");
+    return "\\U" + code.toString(16).padStart(8, "0");
+  });
+}
+
 // Money reads as everywhere in Quorum (quorum.domain.amounts): four decimals below a dollar,
 // cents from a dollar on, thousands separated.
 function usd(amount) {
@@ -129,8 +146,8 @@ class RunView {
     this.text = null;
     const box = el("details", "tool running");
     const summary = el("summary");
-    summary.append(el("strong", "", e.name), el("span", "risk " + e.risk, e.risk + " risk"), el("span", "state", " running…"));
-    const args = el("pre", "args", JSON.stringify(e.arguments, null, 2));
+    summary.append(el("strong", "", visible(e.name)), el("span", "risk " + e.risk, e.risk + " risk"), el("span", "state", " running…"));
+    const args = el("pre", "args", visible(JSON.stringify(e.arguments, null, 2)));
     const output = el("pre", "output");
     output.hidden = true;
     box.append(summary, el("div", "label", "Arguments"), args, el("pre", "head"), output);
@@ -160,12 +177,12 @@ class RunView {
     const box = this.tools.get(callId);
     if (!box) return;
     box.className = "tool " + cls;
-    box.querySelector(".state").textContent = " " + text;
+    box.querySelector(".state").textContent = " " + visible(text);
   }
 
   waiting(e) {
     this.mark(e.call_id, "waiting", "waiting for a decision");
-    setStatus(`Waiting for your decision on ${e.name}`);
+    setStatus(`Waiting for your decision on ${visible(e.name)}`);
   }
 
   toolResult(e) {
@@ -176,11 +193,11 @@ class RunView {
     const box = this.tools.get(e.call_id);
     if (!box) return;
     const head = box.querySelector(".head");
-    head.textContent = firstLines(e.output, 4);
+    head.textContent = visible(firstLines(e.output, 4));
     head.hidden = false;
-    box.querySelector("summary").append(el("span", "preview", " — " + firstLines(e.output, 1).slice(0, 80)));
+    box.querySelector("summary").append(el("span", "preview", " — " + visible(firstLines(e.output, 1).slice(0, 80))));
     const output = box.querySelector(".output");
-    output.textContent = e.output;
+    output.textContent = visible(e.output);
     output.hidden = false;
     setStatus("The model is working…");
   }
@@ -285,16 +302,16 @@ function card_for(runId, call) {
   card.dataset.callId = call.call_id;
   card.tabIndex = -1;
   card.setAttribute("aria-labelledby", titleId);
-  const title = el("h3", "", call.name === "propose_plan" ? "Approve this plan?" : `Allow ${call.name}? (${call.risk} risk)`);
+  const title = el("h3", "", call.name === "propose_plan" ? "Approve this plan?" : `Allow ${visible(call.name)}? (${call.risk} risk)`);
   title.id = titleId;
-  card.append(title, el("p", "why", call.reason || ""));
+  card.append(title, el("p", "why", visible(call.reason || "")));
   const diff = el("pre", "diff");
   for (const line of call.view || []) {
     const kind = line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "";
-    diff.append(el("span", kind, line));  // the line as the terminal shows it, marker included
+    diff.append(el("span", kind, visible(line)));  // the line as the terminal shows it, marker included
   }
   const args = el("details");
-  args.append(el("summary", "", "Arguments"), el("pre", "args", JSON.stringify(call.arguments, null, 2)));
+  args.append(el("summary", "", "Arguments"), el("pre", "args", visible(JSON.stringify(call.arguments, null, 2))));
   const label = el("label", "", "Reason (optional)");
   const reason = el("input");
   reason.type = "text";
@@ -305,11 +322,9 @@ function card_for(runId, call) {
   approve.type = reject.type = "button";
   buttons.append(approve, reject);
   const controls = [approve, reject];
-  if (call.always) {  // offered only when the terminal would offer it: its scope, stated
-    const always = el("button", "", "Always");
+  if (call.always) {  // offered only when the terminal would offer it: its scope, stated in the button itself
+    const always = el("button", "always", `Always approve ${visible(call.always)} for the rest of this run`);
     always.type = "button";
-    always.setAttribute("aria-label", `Always approve ${call.always} for the rest of this run`);
-    always.title = `Approve, and approve ${call.always} without asking for the rest of this run`;
     buttons.append(always);
     controls.push(always);
     always.addEventListener("click", () => decide(true, true));

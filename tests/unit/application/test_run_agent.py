@@ -149,6 +149,20 @@ async def test_unknown_tool_is_an_error_result_listing_available_tools(h: Harnes
     assert result.stop_reason == "end_turn"
 
 
+async def test_a_withheld_tool_is_refused_with_why_not_as_unknown(h: Harness) -> None:
+    h.tools.add("read", echo)
+    h.tools.withheld["mcp__s__wipe"] = "it changed since a person trusted it (`quorum mcp trust s wipe`)"
+    h.session.script = [calls(("mcp__s__wipe", {})), text("sorry")]
+    await h.run()
+    (res,) = h.results_sent(0)
+    assert res.is_error and "unknown tool" not in res.output
+    assert res.output == (
+        "tool 'mcp__s__wipe' is not offered in this run: "
+        "it changed since a person trusted it (`quorum mcp trust s wipe`)"
+    )
+    assert h.tools.executed == [] and h.reviewer.reviewed == []
+
+
 # Rule 5: arguments validated before review and execution.
 async def test_schema_violation_is_an_error_result_and_nothing_runs(h: Harness) -> None:
     h.tools.add("write", echo, risk=RiskLevel.HIGH, params=[ToolParameter(name="path", param_type="path")])

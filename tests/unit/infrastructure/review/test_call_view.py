@@ -159,3 +159,23 @@ def test_a_title_is_one_short_line() -> None:
     assert title_of("run_command", {"command": "make\ntest"}) == "Run make test"
     long = title_of("run_command", {"command": "x" * 500})
     assert len(long) == MAX_TITLE and long.endswith("…")
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def test_bidi_controls_in_commands_paths_and_arguments_are_shown_escaped(workspace: Workspace) -> None:
+    escaped = "\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c"
+    previews = {
+        "command": call_lines(call("run_command", command=f"cat {BIDI}a.txt"), workspace),
+        "write": call_lines(call("write_file", path=f"x{BIDI}.exe", content=f"{BIDI}\n"), workspace),
+        "other": call_lines(call("mcp__s__t", q=f"{BIDI}\x1b[2J"), workspace),
+        "title": [title_of("run_command", {"command": f"cat {BIDI}a.txt"})],
+    }
+    for name, lines in previews.items():
+        text = "\n".join(lines)
+        assert not any(char in text for char in BIDI + "\x1b"), name
+        assert escaped in text, name
+    assert f"  cat {escaped}a.txt" in previews["command"]
+    assert f"new file x{escaped}.exe, 1 line" in previews["write"]
+    assert previews["title"] == [f"Run cat {escaped}a.txt"]
