@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 B = TypeVar("B", bound=BaseModel)
 MAX_LIMIT = 1000
+MAX_SEQ_DIGITS = 18
+"""A ``Last-Event-ID`` with more digits is no event's sequence number."""
 
 
 def _hub(request: Request) -> RunHub:
@@ -28,12 +30,35 @@ def _hub(request: Request) -> RunHub:
     return hub
 
 
-async def _body(request: Request, model: type[B]) -> B:
-    raw = await request.body()
+def whole_number(text: str, *, digits: int) -> int | None:
+    """``text`` as a whole number of at most ``digits`` ASCII digits (``²``, ``٣``, ``-1``: None)."""
+    text = text.strip()
+    if not text or len(text) > digits or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
+def parse_json(raw: bytes) -> Any:
+    """The JSON document of a request body (empty: None).
+
+    Raises:
+        ApiError: 400 when it is not UTF-8 JSON, is nested too deeply to parse, or holds a
+            lone surrogate (an escaped ``ud800`` alone: no Unicode text, nothing downstream could store it).
+    """
     try:
         data = json.loads(raw or b"null")
+        json.dumps(data, ensure_ascii=False).encode()  # a lone surrogate fails here, not in the run log
+    except RecursionError:
+        raise ApiError(400, "the body is nested too deeply") from None
+    except UnicodeEncodeError:
+        raise ApiError(400, "the body holds a lone surrogate: it is not Unicode text") from None
     except ValueError:
         raise ApiError(400, "the body is not JSON") from None
+    return data
+
+
+async def _body(request: Request, model: type[B]) -> B:
+    data = parse_json(await request.body())
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -68,10 +93,10 @@ async def start_run(request: Request) -> Response:
 
 
 async def list_runs(request: Request) -> Response:
-    raw = request.query_params.get("limit", "20")
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+    limit = whole_number(request.query_params.get("limit", "20"), digits=len(str(MAX_LIMIT)))
+    if limit is None or not 1 <= limit <= MAX_LIMIT:
         raise ApiError(400, f"limit must be a whole number from 1 to {MAX_LIMIT}")
-    runs = _hub(request).store.list_runs(limit=int(raw))
+    runs = _hub(request).store.list_runs(limit=limit)
     return JSONResponse({"items": [run.model_dump(mode="json") for run in runs]})
 
 
@@ -172,9 +197,10 @@ async def events(request: Request) -> Response:
     hub = _hub(request)
     run = _run_or_404(hub, request.path_params["run_id"])
     last = request.headers.get("last-event-id", "").strip()
-    if last and not last.isdigit():
+    after = whole_number(last, digits=MAX_SEQ_DIGITS) if last else -1
+    if after is None:
         raise ApiError(400, "Last-Event-ID must be an event's sequence number")
-    return event_stream(hub, run.run_id, int(last) if last else -1)
+    return event_stream(hub, run.run_id, after)
 
 
 async def models(request: Request) -> Response:
