@@ -23,6 +23,8 @@ B = TypeVar("B", bound=BaseModel)
 MAX_LIMIT = 1000
 MAX_SEQ_DIGITS = 18
 """A ``Last-Event-ID`` with more digits is no event's sequence number."""
+MAX_RUN_ID = 200
+"""Longer run ids in a path are answered 404 without a look in the run log."""
 
 
 def _hub(request: Request) -> RunHub:
@@ -70,6 +72,14 @@ def _json(model: BaseModel, status: int = 200) -> JSONResponse:
     return JSONResponse(model.model_dump(mode="json"), status_code=status)
 
 
+def _run_id(request: Request) -> str:
+    """The path's run id; 404 for one no run can have (a control character, too long): no store sees it."""
+    run_id: str = request.path_params["run_id"]
+    if len(run_id) > MAX_RUN_ID or not run_id.isprintable():
+        raise ApiError(404, "there is no such run")
+    return run_id
+
+
 def _run_or_404(hub: RunHub, run_id: str) -> Any:
     run = hub.store.get_run(run_id)
     if run is None:
@@ -101,13 +111,13 @@ async def list_runs(request: Request) -> Response:
 
 
 async def get_run(request: Request) -> Response:
-    run = _run_or_404(_hub(request), request.path_params["run_id"])
+    run = _run_or_404(_hub(request), _run_id(request))
     return JSONResponse(run.model_dump(mode="json"))
 
 
 async def pending(request: Request) -> Response:
     hub = _hub(request)
-    run = _run_or_404(hub, request.path_params["run_id"])
+    run = _run_or_404(hub, _run_id(request))
     items = []
     for call in hub.store.pending(run.run_id):
         fields = call.request.model_dump(mode="json")
@@ -161,7 +171,7 @@ def _always_scope(hub: RunHub, run_id: str, call_id: str) -> Any:
 
 async def decide(request: Request) -> Response:
     hub = _hub(request)
-    run_id = request.path_params["run_id"]
+    run_id = _run_id(request)
     body = await _body(request, Decision)
     if not body.approve and not body.reason.strip():
         raise ApiError(422, "reason: give the reason the model will see when rejecting")
@@ -181,7 +191,7 @@ async def decide(request: Request) -> Response:
 
 
 async def cancel(request: Request) -> Response:
-    run_id = request.path_params["run_id"]
+    run_id = _run_id(request)
     try:
         await _hub(request).cancel(run_id)
     except NotFound as error:
@@ -195,7 +205,7 @@ async def events(request: Request) -> Response:
     from quorum.serve.stream import event_stream
 
     hub = _hub(request)
-    run = _run_or_404(hub, request.path_params["run_id"])
+    run = _run_or_404(hub, _run_id(request))
     last = request.headers.get("last-event-id", "").strip()
     after = whole_number(last, digits=MAX_SEQ_DIGITS) if last else -1
     if after is None:
