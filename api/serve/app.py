@@ -15,7 +15,7 @@ from quorum.composition.telemetry import CallerTrace
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.serve.errors import HANDLERS, error_response
 from quorum.serve.expiry import watch_approvals
-from quorum.serve.guard import BODY_SECONDS, MAX_HEADERS, BodyTimeout, BodyTooLarge, Guard
+from quorum.serve.guard import BODY_SECONDS, MAX_HEAD, MAX_HEADERS, BodyTimeout, BodyTooLarge, Guard
 from quorum.serve.routes import ROUTES
 from quorum.serve.runs import RunHub
 from quorum.serve.web import PAGE_ROUTES
@@ -39,12 +39,13 @@ def build_app(
     origins: Iterable[str],
     max_body: int,
     max_headers: int = MAX_HEADERS,
+    max_head: int = MAX_HEAD,
     body_timeout: float = BODY_SECONDS,
     any_address: bool = False,
 ) -> Guard:
     """The server's application: ``hub``'s runtime is opened at startup and closed after its runs at shutdown.
 
-    ``max_body``, ``max_headers`` and ``body_timeout`` are the ``Guard``'s limits (``[serve]``).
+    ``max_body``, ``max_headers``, ``max_head`` and ``body_timeout`` are the ``Guard``'s limits (``[serve]``).
     """
 
     @asynccontextmanager
@@ -72,6 +73,7 @@ def build_app(
         origins=origins,
         max_body=max_body,
         max_headers=max_headers,
+        max_head=max_head,
         body_timeout=body_timeout,
         any_address=any_address,
     )

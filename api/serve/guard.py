@@ -9,7 +9,8 @@ in order:
    and every response to that origin carries its ``Access-Control-Allow-Origin``.
 3. Every path but ``/v1/health`` and the page (``/``, ``/ui/…``, no secret in it) needs
    ``Authorization: Bearer TOKEN`` (constant-time) → 401.
-4. More than ``max_headers`` header fields → 431 (their size is bounded before: decision 201).
+4. A head over ``max_head`` bytes or with more than ``max_headers`` fields → 431 (the protocol
+   bounds what it buffers of a head before: decision 201; this bounds a head that came whole).
 5. A body over ``max_body`` is refused (413) from its ``Content-Length`` before reading, and while
    streamed otherwise; a body not complete within ``body_timeout`` seconds of the head → 408.
 
@@ -35,6 +36,8 @@ BODY_SECONDS = 30.0
 """The default of ``body_timeout``: ``[serve] body_timeout``."""
 MAX_HEADERS = 100
 """The default of ``max_headers``: ``[serve] max_headers``."""
+MAX_HEAD = 32 * 1024
+"""The default of ``max_head``: ``[serve] max_header_bytes``."""
 LENGTH_DIGITS = 18
 """A ``Content-Length`` with more digits is larger than any ``max_body`` (and than ``int`` parsing likes)."""
 
@@ -83,6 +86,7 @@ class Guard:
         origins: origins accepted besides the server's own (``[serve] cors_origins``).
         max_body: the largest request body, in bytes.
         max_headers: the most header fields a request may have.
+        max_head: the largest request head (target and header fields), in bytes.
         body_timeout: seconds a request's whole body may take, from its head.
         any_address: accept any IP address as ``Host`` (bound to every interface): a DNS
             rebinding attack needs a name, never an address.
@@ -97,6 +101,7 @@ class Guard:
         origins: Iterable[str],
         max_body: int,
         max_headers: int = MAX_HEADERS,
+        max_head: int = MAX_HEAD,
         body_timeout: float = BODY_SECONDS,
         any_address: bool = False,
     ) -> None:
@@ -106,6 +111,7 @@ class Guard:
         self._origins = {o.rstrip("/").lower() for o in origins}
         self._max_body = max_body
         self._max_headers = max_headers
+        self._max_head = max_head
         self._body_timeout = body_timeout
         self._any_address = any_address
 
@@ -148,8 +154,12 @@ class Guard:
     def _refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
         if scope.get("path", "") not in PUBLIC_PATHS and not token_matches(headers.get("authorization"), self._token):
             return 401, "send the server's token: Authorization: Bearer TOKEN"
-        if len(scope.get("headers", ())) > self._max_headers:
+        fields = scope.get("headers", ())
+        if len(fields) > self._max_headers:
             return 431, f"the request has more than {self._max_headers} header fields"
+        target = len(scope.get("raw_path", b"")) + len(scope.get("query_string", b""))
+        if target + sum(len(name) + len(value) + 4 for name, value in fields) > self._max_head:
+            return 431, f"the request head is larger than {self._max_head} bytes"
         length = headers.get("content-length", "").strip()
         if length:
             if not (length.isascii() and length.isdigit()):

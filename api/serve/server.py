@@ -112,6 +112,7 @@ def _build(args: argparse.Namespace) -> _Server:
         origins=settings.cors_origins,
         max_body=settings.max_body_bytes,
         max_headers=settings.max_headers,
+        max_head=settings.max_header_bytes,
         body_timeout=settings.body_timeout,
         any_address=host in WILDCARDS,
     )

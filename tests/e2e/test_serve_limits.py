@@ -121,7 +121,10 @@ def test_a_huge_header_is_refused_before_it_is_buffered(server: Server) -> None:
     assert server.runs() == []  # and the token holder is answered
 
 
-def test_too_many_headers_are_refused_with_431(server: Server) -> None:
+def test_too_many_headers_or_a_head_too_large_are_refused_with_431(server: Server) -> None:
+    with server.client(server.token, **{"X-Big": "a" * 40_000}) as client:  # over 32 KiB, sent whole
+        large = client.get("/v1/runs")
+    assert large.status_code == 431 and large.json()["error"]["code"] == "headers_too_large"
     many = {f"X-Header-{n}": "1" for n in range(200)}
     with server.client(server.token, **many) as client:
         answer = client.get("/v1/runs")

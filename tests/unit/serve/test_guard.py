@@ -72,11 +72,13 @@ def test_token_matches_only_a_bearer_of_the_token() -> None:
     assert not token_matches(None, "abc") and not token_matches("Bearer ", "")
 
 
-def test_more_header_fields_than_allowed_is_431_and_odd_lengths_never_raise() -> None:
+def test_a_head_too_large_or_with_too_many_fields_is_431_and_odd_lengths_never_raise() -> None:
     auth = "Bearer t0k3n"
     many = {f"X_N{n}": "1" for n in range(11)}  # 13 fields with Host and Authorization
     assert call(guard(max_headers=12), Host="localhost", Authorization=auth, **many) == 431
     assert call(guard(max_headers=12), Host="localhost", Authorization=auth) == 200
+    assert call(guard(max_head=200), Host="localhost", Authorization=auth, X_Big="a" * 200) == 431
+    assert call(guard(max_head=200), Host="localhost", Authorization=auth, X_Small="a" * 20) == 200
     assert call(guard(), Host="localhost", Authorization=auth, Content_Length="²") == 400
     assert call(guard(), Host="localhost", Authorization=auth, Content_Length="9" * 5000) == 413
 
