@@ -8,11 +8,14 @@ silent for a moment, so no sleep stands in for an event.
 
 from __future__ import annotations
 
+import http.server
 import re
 import resource
 import select
 import socket
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -266,3 +269,63 @@ def test_cors_preflight_is_answered_for_a_configured_origin_only(server: Server)
         assert no_origin.options("/v1/runs").status_code == 401
     with server.client(server.token) as own:  # same-origin and tool requests get no CORS headers
         assert not any(name.startswith("access-control-") for name in own.get("/v1/runs").headers)
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    """An empty page: the origin a browser's requests come from."""
+
+    def do_GET(self) -> None:
+        body = b"<!doctype html><title>another origin</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def origin_server() -> Iterator[str]:
+    """A page on another local origin (another port): its origin, ``http://127.0.0.1:PORT``."""
+    pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=pages.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{pages.server_address[1]}"
+    finally:
+        pages.shutdown()
+        pages.server_close()
+        thread.join(DEADLINE)
+
+
+FETCH = """async ([url, token]) => {
+  try {
+    const headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"};
+    const body = JSON.stringify({task: "hi", model: "test"});
+    const started = await fetch(url + "/v1/runs", {method: "POST", headers, body});
+    const listed = await fetch(url + "/v1/runs", {headers});
+    return {started: started.status, listed: (await listed.json()).items.length};
+  } catch (error) {
+    return {refused: String(error)};
+  }
+}"""
+
+
+def test_a_page_on_a_configured_origin_calls_the_api_from_a_real_browser(cli: Cli) -> None:
+    from tests.support.browser import chromium
+
+    with origin_server() as app, origin_server() as other, chromium() as chrome:
+        cli.write("quorum.toml", f'[serve]\ncors_origins = ["{app}"]\n')
+        server = Server(cli)
+        try:
+            page = chrome.new_context().new_page()
+            page.goto(app + "/")
+            assert page.evaluate(FETCH, [server.base, server.token]) == {"started": 201, "listed": 1}
+            page.goto(other + "/")  # not configured: the browser lets the page read nothing
+            refused = page.evaluate(FETCH, [server.base, server.token])
+            assert "refused" in refused, refused
+            assert len(server.runs()) == 1  # its POST's preflight was refused: nothing started
+        finally:
+            server.kill()
