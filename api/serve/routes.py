@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -24,6 +25,8 @@ MAX_LIMIT = 1000
 MAX_SEQ_DIGITS = 18
 """A ``Last-Event-ID`` with more digits is no event's sequence number."""
 MAX_RUN_ID = 200
+_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+"""A NUL in JSON text: ``\\u0000`` after an even number of backslashes (a raw NUL is no JSON at all)."""
 """Longer run ids in a path are answered 404 without a look in the run log."""
 
 
@@ -45,8 +48,11 @@ def parse_json(raw: bytes) -> Any:
 
     Raises:
         ApiError: 400 when it is not UTF-8 JSON, is nested too deeply to parse, or holds a
-            lone surrogate (an escaped ``ud800`` alone: no Unicode text, nothing downstream could store it).
+            lone surrogate (an escaped ``ud800`` alone: no Unicode text) or a NUL character:
+            no text means either, and the run log could not store them (PostgreSQL refuses a NUL).
     """
+    if _NUL.search(raw):
+        raise ApiError(400, "the body holds a NUL character (an escaped u0000)")
     try:
         data = json.loads(raw or b"null")
         json.dumps(data, ensure_ascii=False).encode()  # a lone surrogate fails here, not in the run log

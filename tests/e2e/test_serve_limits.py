@@ -212,6 +212,10 @@ def test_malformed_input_is_400_never_500(cli: Cli, server: Server) -> None:
         "decision nested 100,000 deep": http.post(f"/v1/runs/{run_id}/decisions", content=deep),
         "body not UTF-8": http.post("/v1/runs", content=b'{"task": "\xff\xfe"}'),
         "body a lone surrogate": http.post("/v1/runs", content=b'{"task": "\\ud800", "model": "test"}'),
+        "body with a NUL": http.post("/v1/runs", content=b'{"task": "a\\u0000b", "model": "test"}'),
+        "decision with a NUL": http.post(
+            f"/v1/runs/{run_id}/decisions", content=b'{"call_id": "\\u0000", "approve": true}'
+        ),
     }
     for name, answer in cases.items():
         assert answer.status_code == 400, (name, answer.status_code, answer.text)
