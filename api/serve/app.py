@@ -15,18 +15,20 @@ from quorum.composition.telemetry import CallerTrace
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.serve.errors import HANDLERS, error_response
 from quorum.serve.expiry import watch_approvals
-from quorum.serve.guard import BodyTimeout, BodyTooLarge, Guard
+from quorum.serve.guard import BODY_SECONDS, MAX_HEAD, MAX_HEADERS, BodyTimeout, BodyTooLarge, Guard
 from quorum.serve.routes import ROUTES
 from quorum.serve.runs import RunHub
 from quorum.serve.web import PAGE_ROUTES
 
+CLOSE = {"Connection": "close"}  # the rest of the body is not read: the connection cannot carry another request
+
 
 async def _too_large(request: Request, error: Exception) -> JSONResponse:
-    return error_response(413, "the body is larger than the server accepts ([serve] max_body_bytes)")
+    return error_response(413, "the body is larger than the server accepts ([serve] max_body_bytes)", CLOSE)
 
 
 async def _too_slow(request: Request, error: Exception) -> JSONResponse:
-    return error_response(408, "the body did not arrive in time")
+    return error_response(408, "the body did not arrive in time ([serve] body_timeout)", CLOSE)
 
 
 def build_app(
@@ -36,9 +38,15 @@ def build_app(
     own_names: Iterable[str],
     origins: Iterable[str],
     max_body: int,
+    max_headers: int = MAX_HEADERS,
+    max_head: int = MAX_HEAD,
+    body_timeout: float = BODY_SECONDS,
     any_address: bool = False,
 ) -> Guard:
-    """The server's application: ``hub``'s runtime is opened at startup and closed after its runs at shutdown."""
+    """The server's application: ``hub``'s runtime is opened at startup and closed after its runs at shutdown.
+
+    ``max_body``, ``max_headers``, ``max_head`` and ``body_timeout`` are the ``Guard``'s limits (``[serve]``).
+    """
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -58,4 +66,14 @@ def build_app(
     app = Starlette(routes=[*ROUTES, *PAGE_ROUTES], exception_handlers=handlers, lifespan=lifespan)
     app.state.hub = hub
     traced = CallerTrace(app, hub.runtime.container.telemetry)  # runs join the caller's traceparent
-    return Guard(traced, token=token, own_names=own_names, origins=origins, max_body=max_body, any_address=any_address)
+    return Guard(
+        traced,
+        token=token,
+        own_names=own_names,
+        origins=origins,
+        max_body=max_body,
+        max_headers=max_headers,
+        max_head=max_head,
+        body_timeout=body_timeout,
+        any_address=any_address,
+    )

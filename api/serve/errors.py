@@ -18,6 +18,7 @@ CODES = {
     409: "conflict",
     413: "too_large",
     421: "misdirected",
+    431: "headers_too_large",
     422: "invalid",
     500: "internal",
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
 
 B = TypeVar("B", bound=BaseModel)
 MAX_LIMIT = 1000
+MAX_SEQ_DIGITS = 18
+"""A ``Last-Event-ID`` with more digits is no event's sequence number."""
+MAX_RUN_ID = 200
+_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+"""A NUL in JSON text: ``\\u0000`` after an even number of backslashes (a raw NUL is no JSON at all)."""
+"""Longer run ids in a path are answered 404 without a look in the run log."""
 
 
 def _hub(request: Request) -> RunHub:
@@ -28,12 +35,38 @@ def _hub(request: Request) -> RunHub:
     return hub
 
 
-async def _body(request: Request, model: type[B]) -> B:
-    raw = await request.body()
+def whole_number(text: str, *, digits: int) -> int | None:
+    """``text`` as a whole number of at most ``digits`` ASCII digits (``²``, ``٣``, ``-1``: None)."""
+    text = text.strip()
+    if not text or len(text) > digits or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
+def parse_json(raw: bytes) -> Any:
+    """The JSON document of a request body (empty: None).
+
+    Raises:
+        ApiError: 400 when it is not UTF-8 JSON, is nested too deeply to parse, or holds a
+            lone surrogate (an escaped ``ud800`` alone: no Unicode text) or a NUL character:
+            no text means either, and the run log could not store them (PostgreSQL refuses a NUL).
+    """
+    if _NUL.search(raw):
+        raise ApiError(400, "the body holds a NUL character (an escaped u0000)")
     try:
         data = json.loads(raw or b"null")
+        json.dumps(data, ensure_ascii=False).encode()  # a lone surrogate fails here, not in the run log
+    except RecursionError:
+        raise ApiError(400, "the body is nested too deeply") from None
+    except UnicodeEncodeError:
+        raise ApiError(400, "the body holds a lone surrogate: it is not Unicode text") from None
     except ValueError:
         raise ApiError(400, "the body is not JSON") from None
+    return data
+
+
+async def _body(request: Request, model: type[B]) -> B:
+    data = parse_json(await request.body())
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -43,6 +76,14 @@ async def _body(request: Request, model: type[B]) -> B:
 
 def _json(model: BaseModel, status: int = 200) -> JSONResponse:
     return JSONResponse(model.model_dump(mode="json"), status_code=status)
+
+
+def _run_id(request: Request) -> str:
+    """The path's run id; 404 for one no run can have (a control character, too long): no store sees it."""
+    run_id: str = request.path_params["run_id"]
+    if len(run_id) > MAX_RUN_ID or not run_id.isprintable():
+        raise ApiError(404, "there is no such run")
+    return run_id
 
 
 def _run_or_404(hub: RunHub, run_id: str) -> Any:
@@ -68,21 +109,21 @@ async def start_run(request: Request) -> Response:
 
 
 async def list_runs(request: Request) -> Response:
-    raw = request.query_params.get("limit", "20")
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+    limit = whole_number(request.query_params.get("limit", "20"), digits=len(str(MAX_LIMIT)))
+    if limit is None or not 1 <= limit <= MAX_LIMIT:
         raise ApiError(400, f"limit must be a whole number from 1 to {MAX_LIMIT}")
-    runs = _hub(request).store.list_runs(limit=int(raw))
+    runs = _hub(request).store.list_runs(limit=limit)
     return JSONResponse({"items": [run.model_dump(mode="json") for run in runs]})
 
 
 async def get_run(request: Request) -> Response:
-    run = _run_or_404(_hub(request), request.path_params["run_id"])
+    run = _run_or_404(_hub(request), _run_id(request))
     return JSONResponse(run.model_dump(mode="json"))
 
 
 async def pending(request: Request) -> Response:
     hub = _hub(request)
-    run = _run_or_404(hub, request.path_params["run_id"])
+    run = _run_or_404(hub, _run_id(request))
     items = []
     for call in hub.store.pending(run.run_id):
         fields = call.request.model_dump(mode="json")
@@ -136,7 +177,7 @@ def _always_scope(hub: RunHub, run_id: str, call_id: str) -> Any:
 
 async def decide(request: Request) -> Response:
     hub = _hub(request)
-    run_id = request.path_params["run_id"]
+    run_id = _run_id(request)
     body = await _body(request, Decision)
     if not body.approve and not body.reason.strip():
         raise ApiError(422, "reason: give the reason the model will see when rejecting")
@@ -156,7 +197,7 @@ async def decide(request: Request) -> Response:
 
 
 async def cancel(request: Request) -> Response:
-    run_id = request.path_params["run_id"]
+    run_id = _run_id(request)
     try:
         await _hub(request).cancel(run_id)
     except NotFound as error:
@@ -170,11 +211,12 @@ async def events(request: Request) -> Response:
     from quorum.serve.stream import event_stream
 
     hub = _hub(request)
-    run = _run_or_404(hub, request.path_params["run_id"])
+    run = _run_or_404(hub, _run_id(request))
     last = request.headers.get("last-event-id", "").strip()
-    if last and not last.isdigit():
+    after = whole_number(last, digits=MAX_SEQ_DIGITS) if last else -1
+    if after is None:
         raise ApiError(400, "Last-Event-ID must be an event's sequence number")
-    return event_stream(hub, run.run_id, int(last) if last else -1)
+    return event_stream(hub, run.run_id, after)
 
 
 async def models(request: Request) -> Response:

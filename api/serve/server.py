@@ -29,8 +29,11 @@ from quorum.domain.errors import ConfigurationError, QuorumError
 from quorum.infrastructure.serve.settings import ServeSettings
 from quorum.serve.guard import host_name
 from quorum.serve.model_list import model_line, served_default
+from quorum.serve.protocol import protocol_class
 
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+KEEP_ALIVE_SECONDS = 5
+"""An idle kept-alive connection is closed after this long (uvicorn's ``timeout_keep_alive``)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -108,6 +111,9 @@ def _build(args: argparse.Namespace) -> _Server:
         own_names=_own_names(host),
         origins=settings.cors_origins,
         max_body=settings.max_body_bytes,
+        max_headers=settings.max_headers,
+        max_head=settings.max_header_bytes,
+        body_timeout=settings.body_timeout,
         any_address=host in WILDCARDS,
     )
     config = uvicorn.Config(
@@ -117,6 +123,10 @@ def _build(args: argparse.Namespace) -> _Server:
         log_level="warning",
         access_log=False,  # no request lines: nothing a token or a task could leak through
         server_header=False,
+        # HTTP/1.1 by h11: its head-size limit, and a deadline for heads (decision 201)
+        http=protocol_class(header_timeout=settings.header_timeout, max_header_bytes=settings.max_header_bytes),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=10,
         ssl_certfile=settings.tls_cert,
         ssl_keyfile=settings.tls_key,

@@ -98,6 +98,8 @@ def load_script(reference: str) -> tuple[str, Script]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise UsageError(f"scripted model: cannot read script {path_text!r}: {error.strerror}") from None
+    except ValueError:  # a NUL in the name, a file that is not UTF-8 text
+        raise UsageError(f"scripted model: cannot read script {path_text!r}: not a UTF-8 text file") from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as error:

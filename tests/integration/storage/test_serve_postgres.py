@@ -90,3 +90,26 @@ def test_one_call_decided_through_both_servers_at_once_runs_once(two: tuple[Cli,
     events = list(first.events(run_id))
     assert [m.data["call_id"] for m in events if m.type == "tool_result"] == ["w1"]
     assert finished(events[-1])
+
+
+def test_a_nul_anywhere_a_client_can_put_one_is_never_a_500(two: tuple[Cli, Server, Server]) -> None:
+    cli, first, _ = two  # PostgreSQL refuses a NUL in text: the server must not pass one on
+    run_id = first.start("write o", write_script(cli, WRITE))
+    first.until_waiting(run_id)
+    model = write_script(cli, WRITE, "t.json")
+    requests = {
+        "run id": ("GET", "/v1/runs/a%00b", None),
+        "run id events": ("GET", "/v1/runs/a%00b/events", None),
+        "parent": ("POST", "/v1/runs", {"task": "hi", "model": model, "parent": "a\x00b"}),
+        "task": ("POST", "/v1/runs", {"task": "a\x00b", "model": model}),
+        "call id": ("POST", f"/v1/runs/{run_id}/decisions", {"call_id": "w\x001", "approve": True}),
+        "reason": ("POST", f"/v1/runs/{run_id}/decisions", {"call_id": "w1", "approve": False, "reason": "\x00"}),
+    }
+    failed = {}
+    for name, (method, path, body) in requests.items():
+        with first.client(first.token) as client:  # one connection each: a 500 closes its connection
+            answer = client.request(method, path, json=body)
+        if answer.status_code >= 500:
+            failed[name] = answer.text
+    assert failed == {}
+    assert [r["run_id"] for r in first.runs()] == [run_id]
