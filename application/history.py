@@ -93,8 +93,9 @@ class _Builder:
             # A new response whose calls were answered without being announced (turn limit, budget).
             self._close()
             self.model_output()
-        elif self.phase == "results" and event.call_id in self.results:
-            # A second result for the id: the turn-limit summary called tools again, unannounced.
+        elif self.phase == "results" and (event.call_id in self.results or not self._announced(event.call_id)):
+            # A result for a call never announced, or a second one for an id: the turn-limit
+            # summary called tools again, unannounced (every other call is announced first).
             self.model_output()
         assistant = self.assistant
         assert assistant is not None
@@ -105,6 +106,9 @@ class _Builder:
             self.results = {}
             self.turn_began_since_results = False
         self.results[event.call_id] = event
+
+    def _announced(self, call_id: str) -> bool:
+        return self.assistant is not None and call_id in self.assistant.call_ids()
 
     def finish(self) -> list[Message]:
         self._close()

@@ -10,6 +10,7 @@ from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator, shown_arguments
+from quorum.application.call_ids import on_the_wire
 from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
@@ -91,6 +92,8 @@ class TurnCalls:
     """Indexes of calls deferred to a person (``hil_mode = "defer"``): they have no result."""
     looping: str | None = None
     """Set when the loop guard ended the run here (``loop_detected``): why, in words."""
+    wire: dict[str, str] = field(default_factory=dict)
+    """Internal call id → the model's own, for the calls renamed because the model reused an id."""
 
     def missing(self) -> list[int]:
         """Indexes of calls that have no result yet."""
@@ -99,6 +102,10 @@ class TurnCalls:
     def ordered(self) -> list[ToolResult]:
         """Results in the model's emission order; every call must have one."""
         return [self.results[i] for i in range(len(self.calls))]
+
+    def for_session(self) -> list[ToolResult]:
+        """``ordered()`` answering the ids the model gave (``call_ids``): what the session is sent."""
+        return on_the_wire(self.ordered(), self.wire)
 
     def announce(self, index: int, risk: RiskLevel, observer: RunObserver) -> None:
         """Emit the ``tool_call`` event of call ``index``."""

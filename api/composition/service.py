@@ -23,11 +23,11 @@ from quorum.composition.orders import DecisionOrder, RunOrder
 from quorum.composition.prompts import with_profile
 from quorum.composition.runs import PreparedRun, prepare
 from quorum.domain.errors import UsageError
+from quorum.domain.events import RunEvent, RunFinished
 
 if TYPE_CHECKING:
     from quorum.application.execution import RunResult
     from quorum.composition.runtime import Runtime
-    from quorum.domain.events import RunEvent
 
 
 class RunElsewhere(UsageError):
@@ -59,7 +59,7 @@ class _CancelAtStart:
         self._done = False
 
     def on_event(self, event: RunEvent) -> None:
-        if self._done:
+        if self._done or isinstance(event, RunFinished):  # a run that ends at once has nothing to cancel
             return
         self._done = True
         task = asyncio.current_task()
@@ -158,6 +158,7 @@ class RunService:
             model_id=model_id,
             system_prompt=await runtime.system_prompt(lean=params.tools_profile == "lean"),
             params=params,
+            cancel=order.cancel,
         )
         watchers = [build_recorder(approvals, settings, None), *order.observers]
         if order.cancel:

@@ -33,6 +33,8 @@ class ContinueRequest(BaseModel):
             conversation is provider-neutral, so any provider may continue it.
         system_prompt: the system prompt of the continued part.
         params: the loop limits of the continued part.
+        cancel: the decision cancels the run; a run waiting with no call pending (left so by an
+            older version) is then ended ``cancelled`` instead of refused.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -45,6 +47,7 @@ class ContinueRequest(BaseModel):
     model_id: str | None = None
     system_prompt: str | None = None
     params: ExecutionParams = ExecutionParams()
+    cancel: bool = False
 
 
 class ContinueRun:
@@ -74,6 +77,10 @@ class ContinueRun:
         if run is None:
             raise UsageError(f"there is no run {request.run_id!r} in the run log")
         pending = {p.request.call_id: p for p in self._approvals.pending(run.run_id)}
+        if not pending and request.cancel and run.status == "awaiting_approval":
+            events = [recorded.event for recorded in self._store.load_events(run.run_id)]
+            model = next((e.model for e in reversed(events) if isinstance(e, RunStarted)), "")
+            return self._agent.end_cancelled(run, model, "cancelled: no call was left waiting for approval")
         if not pending:
             raise UsageError(f"run {run.run_id} has no calls waiting for approval (status: {run.status})")
         chosen = list(dict.fromkeys(request.call_ids)) or list(pending)

@@ -97,7 +97,8 @@ class ExecutionPhase:
             return
         again = await run.ask(TurnInput.user(say.PROSE_NOTE, None))
         if again.tool_calls():
-            run.close(Unrun.stopping(say.turn_limit_reached(run.params.max_tool_turns)), TurnCalls(again.tool_calls()))
+            unrun = Unrun.stopping(say.turn_limit_reached(run.params.max_tool_turns))
+            run.close(unrun, TurnCalls(again.tool_calls(), announced=set(range(len(again.tool_calls())))))
         if again.tool_calls() or written_call(again.text_content(), self._tool_names()) is not None:
             done = say.what_was_done(self._calls_made())
             run.state.last_text = say.stopped_with_calls(run.params.max_tool_turns, done)
@@ -118,12 +119,14 @@ class ExecutionPhase:
             run.emit(TurnFinished(turn=run.state.turns))
             return RunStopReason.MAX_TURNS, detail
         run.answer_missing(pending, unrun)
-        summary = TurnInput.answering(pending.ordered(), None, note=say.TURN_LIMIT_NOTE)
+        summary = TurnInput.answering(pending.for_session(), None, note=say.TURN_LIMIT_NOTE)
         response = await run.ask(summary)
         leftover = response.tool_calls()
         if leftover:  # the model ignored the instruction; keep the history valid all the same
             # Only results are emitted for these: a tool_call event here would be read as part of
             # the turn's first response by anything rebuilding the conversation from the events.
+            # Not renamed (call_ids): they never run nor wait, and the run log tells this response
+            # apart from the turn's by a result answering an id a second time.
             unannounced = TurnCalls(leftover, announced=set(range(len(leftover))))
             run.close(unrun, unannounced)
         else:

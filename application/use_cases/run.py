@@ -144,7 +144,7 @@ class Run:
         if pending is None:
             return
         self.answer_missing(pending, unrun)
-        self.state.session.record(pending.ordered())
+        self.state.session.record(pending.for_session())
 
     async def settle(self, resume: PendingTurn, batch: ToolBatch) -> Stop | TurnInput:
         """Go on with a turn left open by deferred review: apply the decisions with ``batch``, then as after a batch."""
@@ -183,7 +183,7 @@ class Run:
             self.state.waiting = tuple(request.call_id for request in waiting)
             ids = ", ".join(self.state.waiting)
             return RunStopReason.AWAITING_APPROVAL, f"{len(waiting)} call(s) wait for a person: {ids}"
-        return TurnInput.answering(pending.ordered(), tools)
+        return TurnInput.answering(pending.for_session(), tools)
 
     def reopen(self, prompt: str | None) -> None:
         """Go on with ``prompt`` as the system prompt: a session on the same history; compaction keeps it."""

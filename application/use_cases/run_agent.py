@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.call_ids import CallIds
 from quorum.application.context_fit import ContextFit
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.fallback import FallbackGateway
@@ -19,6 +20,7 @@ from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.pricing import PriceList
 from quorum.application.ports.reviewer import CallReviewer
+from quorum.application.ports.run_store import RunSummary
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
@@ -100,6 +102,18 @@ class RunAgent:
         """The schema port (a test builds a second agent with the first one's)."""
         return self._deps.schema
 
+    def end_cancelled(self, run: RunSummary, model_id: str, detail: str) -> RunResult:
+        """End the recorded ``run``, which has nothing left to run, ``cancelled``: its resumed start and its end only.
+
+        For a run stopped ``awaiting_approval`` with no call pending (a run recorded before call
+        ids were made unique could be left so): nothing is asked or executed, so it can always be
+        cancelled. Its turns, tokens and cost stay those recorded before.
+        """
+        ended = {"stop_reason": RunStopReason.CANCELLED, "turns": run.turns, "output": "", "usage": run.usage}
+        self._deps.observer.on_event(RunStarted(run_id=run.run_id, model=model_id, task=run.task, resumed=True))
+        self._deps.observer.on_event(RunFinished(**ended, detail=detail, cost=run.cost))
+        return RunResult(run_id=run.run_id, **ended, detail=detail, cost=run.cost)
+
     async def execute(self, request: RunRequest) -> RunResult:
         """Run ``request`` to its end and return how it ended.
 
@@ -154,6 +168,7 @@ class RunAgent:
         run = Run(deps, state, request)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_succeeded_calls.set(SucceededCalls.of(request.history, request.resume))
+        state.call_ids = CallIds.of(request.history, request.resume.calls if request.resume else ())
         current_run_model.set(request.model_id)
         current_run_events.set(run.report)
         resumed = request.resume is not None

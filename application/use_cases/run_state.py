@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from quorum.application import model_wording as say
+from quorum.application.call_ids import CallIds
 from quorum.application.context_fit import ContextFit
 from quorum.application.deferral import PendingTurn
 from quorum.application.ports.llm import LlmSession
@@ -59,6 +60,8 @@ class RunState:
     """``max_cost_usd``: the run stops once its spending passes it (USD)."""
     waiting: tuple[str, ...] = ()
     """The ids of the calls left to a person when the run stops ``awaiting_approval``."""
+    call_ids: CallIds = field(default_factory=CallIds)
+    """The conversation's call ids: a call reusing one gets a fresh internal id (``call_ids``)."""
     plan: ApprovedPlan | None = None
     """Plan mode's approved plan: the execution phase's turns are counted after ``plan.turn``."""
     answering: AnsweringModel | None = None

@@ -47,17 +47,17 @@ async def take_turn(run: Run, phase: Phase, turn_input: TurnInput) -> Stop | Tur
     state.turns += 1
     run.emit(TurnStarted(turn=state.turns))
     response = await run.ask(turn_input)
-    calls = response.tool_calls()
+    calls, wire = state.call_ids.fresh(response.tool_calls())
     stop = run.stop_after(response)
     if stop is not None:
         if calls:
-            run.close(Unrun.stopping(str(stop[1])), TurnCalls(calls))
+            run.close(Unrun.stopping(str(stop[1])), TurnCalls(calls, wire=wire))
         run.emit(TurnFinished(turn=state.turns))
         return stop
     if not calls:
         run.emit(TurnFinished(turn=state.turns))
         return phase.without_calls(response)
-    pending = TurnCalls(calls)
+    pending = TurnCalls(calls, wire=wire)
     state.pending = pending
     cut = await phase.before_batch(pending)
     if cut is not None:
