@@ -109,10 +109,22 @@ class RunAgent:
         ids were made unique could be left so): nothing is asked or executed, so it can always be
         cancelled. Its turns, tokens and cost stay those recorded before.
         """
-        ended = {"stop_reason": RunStopReason.CANCELLED, "turns": run.turns, "output": "", "usage": run.usage}
+        cancelled = RunStopReason.CANCELLED
         self._deps.observer.on_event(RunStarted(run_id=run.run_id, model=model_id, task=run.task, resumed=True))
-        self._deps.observer.on_event(RunFinished(**ended, detail=detail, cost=run.cost))
-        return RunResult(run_id=run.run_id, **ended, detail=detail, cost=run.cost)
+        self._deps.observer.on_event(
+            RunFinished(
+                stop_reason=cancelled, turns=run.turns, output="", usage=run.usage, detail=detail, cost=run.cost
+            )
+        )
+        return RunResult(
+            run_id=run.run_id,
+            stop_reason=cancelled,
+            turns=run.turns,
+            output="",
+            usage=run.usage,
+            detail=detail,
+            cost=run.cost,
+        )
 
     async def execute(self, request: RunRequest) -> RunResult:
         """Run ``request`` to its end and return how it ended.
