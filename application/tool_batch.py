@@ -14,7 +14,7 @@ from quorum.application.call_ids import on_the_wire
 from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
-from quorum.application.ports.tool_executor import ToolExecutor
+from quorum.application.ports.tool_executor import CallPrecheck, ToolExecutor
 from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
 from quorum.application.succeeded_calls import note_success
@@ -364,6 +364,8 @@ class ToolBatch:
         if tool is None:
             return None, Unrun.unknown_tool(call.name, self._offered)
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
+        if problem is None and isinstance(self._executor, CallPrecheck):
+            problem = self._executor.precheck(call)  # refused before anyone reviews it
         if problem is not None:
             return None, Unrun.invalid(call.name, problem)
         screening = screen_call(self._reviewer, call, tool, self._executor.assess_risk(call, tool))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult, ToolSpec
 
@@ -21,10 +21,25 @@ class ToolExecutor(Protocol):
     async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         """Run one call whose arguments were already validated.
 
+        (See ``CallPrecheck`` for refusing a call before anyone is asked to review it.)
+
         ``clearance`` says how the call got here: ``UNREVIEWED`` (the low-risk path) must run as
         confined as the tool can be (``run_command`` in the sandbox); ``APPROVED`` calls passed a
         review. The default is the confined one, so forgetting it can never loosen anything.
         Expected failures come back as ``ToolResult(is_error=True)``; anything raised is turned
         into an error result by the caller. Must be cancellable (the caller enforces timeouts).
         """
+        ...
+
+
+@runtime_checkable
+class CallPrecheck(Protocol):
+    """An executor that can refuse a call before it is reviewed (optional beside ``ToolExecutor``).
+
+    A call the tool would refuse anyway (an edit of a file the run has not read) is refused before
+    a person or a panel is asked about it: approving it would only see it refused.
+    """
+
+    def precheck(self, call: ToolCall) -> str | None:
+        """Why ``call`` would be refused, with the next step; None to go on. Quick, never raises."""
         ...

@@ -185,8 +185,8 @@ class BuiltinToolSource:
             if call.name == "run_command":
                 outcome = await self._run_command(arguments, clearance)
             elif call.name in self._blocking:
-                if call.name in ("write_file", "edit_file") and self._settings.read_before_write:
-                    require_read(self.workspace, arguments.get("path"), call.name)  # here: the run's context
+                if (problem := self.precheck(call)) is not None:  # checked before review too
+                    return ToolResult(output=problem, is_error=True)
                 work = self._blocking[call.name]
                 outcome = ToolResult(output=await run_blocking(lambda stop: work(arguments, stop)))
             else:
@@ -196,6 +196,16 @@ class BuiltinToolSource:
         except OSError as error:
             return ToolResult(output=say.os_error(call.name, error), is_error=True)
         return ToolResult(output=cap_text(outcome.output, self._settings.output_limit_bytes), is_error=outcome.is_error)
+
+    def precheck(self, call: ToolCall) -> str | None:
+        """Why a write or an edit of an existing file the run has not read is refused (``read_before_write``)."""
+        if call.name not in ("write_file", "edit_file") or not self._settings.read_before_write:
+            return None
+        try:
+            require_read(self.workspace, call.arguments.get("path"), call.name)
+        except ToolRefusedError as error:
+            return str(error)
+        return None
 
     async def _run_command(self, arguments: dict[str, Any], clearance: Clearance) -> ToolResult:
         command = arguments.get("command")

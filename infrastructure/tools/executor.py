@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from quorum.application import model_wording as say
+from quorum.application.ports.tool_executor import CallPrecheck
 from quorum.domain.errors import QuorumError, RequiredToolSourceError
 from quorum.domain.tools import Clearance, RiskAssessment, RiskLevel, ToolCall, ToolDefinition, ToolResult, ToolSpec
 from quorum.infrastructure.plugins.contracts import (
@@ -140,6 +141,16 @@ class PluginToolExecutor:
             return source.assess_risk(call, tool)
         except Exception as error:  # a plugin's bug must not crash the run; fail towards review
             return RiskAssessment(level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})")
+
+    def precheck(self, call: ToolCall) -> str | None:
+        """Why the call's source would refuse it (``CallPrecheck``), asked before review; None to go on."""
+        source = self._routes.get(call.name)
+        if not isinstance(source, CallPrecheck):
+            return None
+        try:
+            return source.precheck(call)
+        except Exception:  # a source's bug: the call goes on to review and the source's own checks
+            return None
 
     async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         if self._listed is None:

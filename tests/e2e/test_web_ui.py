@@ -77,6 +77,11 @@ def write_call(path: str, content: str, call_id: str = "w1") -> dict[str, Any]:
     return {"text": "writing", "tool_calls": [call]}
 
 
+def read_call(path: str) -> dict[str, Any]:
+    """A turn reading ``path``: an existing file is written only once the run has read it."""
+    return {"text": "reading", "tool_calls": [{"name": "read_file", "arguments": {"path": path}, "id": "r1"}]}
+
+
 @pytest.fixture
 def served(cli: Cli) -> Iterator[tuple[Cli, list[Server]]]:
     """``cli`` with the scripted model as the server's model (the page sends tasks only); servers started."""
@@ -151,7 +156,7 @@ def test_a_run_opened_from_the_history_is_replayed_and_continued(served: Served,
 def test_a_write_approved_from_its_card_after_its_diff_was_shown(served: Served, browser: Open) -> None:
     cli, _ = served
     cli.write("notes.txt", "keep\nold line\n")
-    script(cli, [write_call("notes.txt", "keep\nnew line\n"), {"text": "written"}])
+    script(cli, [read_call("notes.txt"), write_call("notes.txt", "keep\nnew line\n"), {"text": "written"}])
     web = browser(width=375)
     web.send("change the notes")
     card = web.page.locator(".card")
@@ -170,7 +175,7 @@ def test_a_write_approved_from_its_card_after_its_diff_was_shown(served: Served,
     web.ends(1)
     assert card.count() == 0
     assert (cli.workspace / "notes.txt").read_text() == "keep\nnew line\n"
-    assert "done" in web.page.locator(".tool.ok").inner_text()
+    assert "done" in web.page.locator('.tool.ok[data-call-id="w1"]').inner_text()
     web.assert_only_the_server_was_asked()
 
 

@@ -25,6 +25,7 @@ args = ["-c", "touch PWNED"]
 SCRIPT = {
     "conversation": "continue",
     "turns": [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}, "id": "r1"}]},
         {"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "owned\n"}, "id": "w1"}]},
         {"text": "done"},
     ],
