@@ -4,7 +4,9 @@ A weak model edits files it never read (in 6 of 10 small tasks the first call wa
 guessing their content. ``write_file`` over an existing file and ``edit_file`` are refused until
 the conversation has read the file with ``read_file`` (or written or edited it, which shows its
 content too): the calls of the history a run continues count, and those of the run itself the
-moment they succeed. A new file needs no read. ``[tools] read_before_write = false`` turns it off.
+moment they succeed. It is checked before review (``BuiltinToolSource.precheck``), so a read in
+the same response does not count: the model had not seen it when it wrote the edit. A new file
+needs no read. ``[tools] read_before_write = false`` turns it off.
 Outside a run (no record of its calls) nothing is checked.
 """
 
