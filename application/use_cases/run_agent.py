@@ -20,7 +20,13 @@ from quorum.application.ports.reviewer import CallReviewer
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
-from quorum.application.run_context import current_run_events, current_run_id, current_run_model
+from quorum.application.run_context import (
+    conversation_key,
+    current_conversation,
+    current_run_events,
+    current_run_id,
+    current_run_model,
+)
 from quorum.application.tool_batch import RejectionCounter, Unrun
 from quorum.application.use_cases.execution_phase import ExecutionPhase
 from quorum.application.use_cases.plan_phase import PlanPhase, plans
@@ -148,6 +154,7 @@ class RunAgent:
         run = Run(deps, state, request)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_run_model.set(request.model_id)
+        current_conversation.set(conversation_key(request.history, request.task))
         current_run_events.set(run.report)
         resumed = request.resume is not None
         deps.observer.on_event(

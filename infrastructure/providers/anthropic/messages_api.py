@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse
+from quorum.infrastructure.providers.anthropic.cache import with_breakpoints
 from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
 from quorum.infrastructure.providers.anthropic.stream import MessageStreamAccumulator
 from quorum.infrastructure.providers.anthropic.wire import message_to_wire, parse_message, tools_to_wire
@@ -27,6 +28,7 @@ class MessagesApi(WireApi[AnthropicSettings]):
     Every request carries ``max_tokens`` (the API requires a cap) and the timeout: an explicit
     timeout also stops the SDK from refusing large ``max_tokens`` without streaming. Tools stay in a
     request that forbids their use (``tool_choice: none``): a history holding tool calls needs them.
+    With ``cache = "auto"`` each request carries ``cache_control`` breakpoints (``cache.py``).
     """
 
     sdk: ClassVar[str] = "anthropic"
@@ -50,6 +52,8 @@ class MessagesApi(WireApi[AnthropicSettings]):
             request["tools"] = tools
             if not tools_allowed:
                 request["tool_choice"] = _NO_TOOLS
+        if self.settings.cache == "auto":
+            request = with_breakpoints(request, self.settings.cache_ttl)
         return request
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:

@@ -9,6 +9,7 @@ from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.openai.cache import prompt_cache_key
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
 from quorum.infrastructure.providers.openai.stream import ChatStreamAccumulator
 from quorum.infrastructure.providers.openai.wire import message_to_wire, parse_completion, tools_to_wire
@@ -25,7 +26,8 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
     The output cap (``max_tokens`` in the settings) is sent as ``max_completion_tokens`` to the
     OpenAI API, which replaced ``max_tokens`` (reasoning models refuse it), and as ``max_tokens``
     to a custom endpoint (what compatible servers know). ``images = false`` replaces the images of
-    tool results and tasks with a note.
+    tool results and tasks with a note. With ``cache = "auto"`` every request of a conversation
+    carries the same ``prompt_cache_key`` (``cache.py``).
     """
 
     sdk: ClassVar[str] = "openai"
@@ -53,6 +55,8 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
         if self.settings.max_tokens is not None:
             field = "max_tokens" if self.custom_endpoint else "max_completion_tokens"
             request[field] = self.settings.max_tokens
+        if self.settings.cache == "auto" and (key := prompt_cache_key(messages)):
+            request["prompt_cache_key"] = key
         return request
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
