@@ -29,6 +29,7 @@ from quorum.infrastructure.review.voters import ModelVoter
 from tests.fakes import FakeTools, JsonSchema, RecordingObserver, ScriptedReviewer
 from tests.integration.providers.conftest import TOOLS, anthropic_gateway, openai_gateway
 from tests.integration.providers.test_run_agent_loop import OneProvider
+from tests.support.anthropic_server import anthropic_server
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.script import Call, Fail, Turn
 
@@ -143,6 +144,31 @@ async def test_an_anthropic_tool_loop_marks_every_request_and_prices_the_cache(
     assert usage.output_tokens == sum(t.usage[1] for t in ANTHROPIC_LOOP)
     assert finished.cost == pytest.approx(_cost(usage), abs=1e-9)
     assert result.cost == finished.cost
+
+
+@pytest.mark.parametrize(("cap", "stop"), [(0.015, RunStopReason.END_TURN), (0.004, RunStopReason.MAX_COST)])
+async def test_the_cost_cap_counts_cache_reads_and_writes_at_their_prices(cap: float, stop: RunStopReason) -> None:
+    server = anthropic_server()  # not the fixture: a run stopped by the cap leaves replies unasked for
+    gateway = anthropic_gateway(server)
+    server.enqueue(*ANTHROPIC_LOOP)
+    instance = ProviderInstance("local", "anthropic", AnthropicSettings(prices=TokenPrices(**PRICES)))
+    agent, observer = _agent(gateway, ProviderPrices({"local": instance}))
+    params = ExecutionParams(max_cost_usd=cap)
+
+    try:
+        result = await agent.execute(RunRequest(task="read a, b and c", model_id="local:claude-x", params=params))
+    finally:
+        await gateway.aclose()
+        server.stop()
+
+    finished = observer.of("run_finished")[0]
+    all_input_as_input = (finished.usage.input_tokens * 3.0 + finished.usage.output_tokens * 15.0) / 1e6
+    assert result.stop_reason == stop
+    assert finished.cost == pytest.approx(_cost(finished.usage), abs=1e-9)
+    if stop is RunStopReason.END_TURN:  # priced as plain input, the run would have passed the cap
+        assert finished.cost < cap < all_input_as_input
+    else:
+        assert finished.stop.used == pytest.approx(finished.cost, abs=1e-9)
 
 
 async def test_cache_off_sends_no_breakpoint(ant_server: ScriptedHttpServer) -> None:
