@@ -20,15 +20,16 @@ from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.errors import ProviderError
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
-from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition, ToolParameter, ToolResult
+from quorum.domain.tools import RiskLevel, ToolCall, ToolDefinition, ToolResult
 from quorum.infrastructure.config.loader import ProviderInstance
 from quorum.infrastructure.pricing import ProviderPrices, TokenPrices
 from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
 from quorum.infrastructure.review.voters import ModelVoter
-from tests.fakes import FakeTools, JsonSchema, RecordingObserver, ScriptedReviewer
+from tests.fakes import JsonSchema, RecordingObserver, ScriptedReviewer
 from tests.integration.providers.conftest import TOOLS, anthropic_gateway, openai_gateway
 from tests.integration.providers.test_run_agent_loop import OneProvider
+from tests.integration.providers.test_run_agent_loop import _tools as loop_tools
 from tests.support.anthropic_server import anthropic_server
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.script import Call, Fail, Turn
@@ -45,25 +46,12 @@ ANTHROPIC_LOOP = [  # usage: Anthropic's input_tokens leave out the cache's read
 ]
 
 
-def _tools() -> FakeTools:
-    tools = FakeTools()
-
-    async def read_file(args: dict[str, Any]) -> str:
-        return f"contents of {args['path']}"
-
-    async def list_dir(args: dict[str, Any]) -> str:
-        return "a.txt b.txt c.txt"
-
-    tools.add("read_file", read_file, params=[ToolParameter(name="path", param_type="path")])
-    tools.add("list_dir", list_dir)
-    return tools
-
-
 def _agent(gateway: Any, prices: ProviderPrices | None = None) -> tuple[RunAgent, RecordingObserver]:
+    """A run on ``gateway`` (a provider's, or an ``OneProvider`` router already) with the loop's fake tools."""
     observer = RecordingObserver()
     agent = RunAgent(
-        gateway=OneProvider("local", gateway),
-        executor=_tools(),
+        gateway=gateway if isinstance(gateway, OneProvider) else OneProvider("local", gateway),
+        executor=loop_tools(),
         schema=JsonSchema(),
         reviewer=ScriptedReviewer(),
         observer=observer,
@@ -265,15 +253,7 @@ async def test_openai_requests_of_a_run_and_its_continuation_share_one_cache_key
             opened.append(super().session(model_id, system_prompt, history=history))
             return opened[-1]
 
-    observer = RecordingObserver()
-    agent = RunAgent(
-        gateway=Keeping("local", gateway),
-        executor=_tools(),
-        schema=JsonSchema(),
-        reviewer=ScriptedReviewer(),
-        observer=observer,
-        prices=prices,
-    )
+    agent, observer = _agent(Keeping("local", gateway), prices)
     params = ExecutionParams(stream=stream)
     await agent.execute(RunRequest(task="read a", model_id="local:gpt-x", params=params))
     history = tuple(opened[0].history())
