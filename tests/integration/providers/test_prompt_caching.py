@@ -32,7 +32,7 @@ from tests.integration.providers.test_run_agent_loop import OneProvider
 from tests.integration.providers.test_run_agent_loop import _tools as loop_tools
 from tests.support.anthropic_server import anthropic_server
 from tests.support.http_server import ScriptedHttpServer
-from tests.support.script import Call, Fail, Turn
+from tests.support.script import Call, Fail, SseRaw, Turn
 
 PRICES = {"input_per_mtok": 3.0, "output_per_mtok": 15.0, "cache_read_per_mtok": 0.3, "cache_write_per_mtok": 3.75}
 
@@ -315,3 +315,30 @@ _HISTORY: list[dict[str, Any]] = [
     {"role": "user", "content": [{"type": "tool_result", "call_id": "t1", "name": "read_file", "output": "A"}]},
     {"role": "assistant", "content": [{"type": "text", "text": "A says hello."}]},
 ]
+
+
+async def test_a_message_delta_carrying_input_counts_updates_the_cache_parts(ant_server: ScriptedHttpServer) -> None:
+    start = {"id": "m", "type": "message", "role": "assistant", "model": "claude-x", "content": []}
+    start["usage"] = {"input_tokens": 5, "output_tokens": 1, "cache_read_input_tokens": 0}
+    cumulative = {
+        "output_tokens": 3,
+        "input_tokens": 5,
+        "cache_read_input_tokens": 100,
+        "cache_creation_input_tokens": 20,
+    }
+    events = [
+        {"type": "message_start", "message": start},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": cumulative},
+        {"type": "message_stop"},
+    ]
+    ant_server.enqueue(SseRaw(tuple(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)))
+    gateway = anthropic_gateway(ant_server)
+
+    stream = [event async for event in gateway.session("claude-x").request_stream(TurnInput.user("hi"))]
+
+    await gateway.aclose()
+    usage = stream[-1].response.usage
+    assert (usage.input_tokens, usage.cache_read_input_tokens, usage.cache_write_input_tokens) == (125, 100, 20)
+    assert usage.output_tokens == 3
