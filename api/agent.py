@@ -102,7 +102,9 @@ class Agent:
             arguments win). ``Agent.from_config`` layers quorum.toml files as the CLI does.
         run_log: False (default) records nothing; True records in the default run log; a path
             records in that SQLite file.
-        **settings: the ``[agent]`` keys (``max_tool_turns``, ``timeout_seconds``, …).
+        **settings: the ``[agent]`` keys (``max_tool_turns``, ``timeout_seconds``, …), among them
+            ``reasoning="off" | "low" | "medium" | "high"``: how much the model reasons before
+            answering (default ``off``; its text comes as ``reasoning`` events, not in ``output``).
 
     Raises:
         TypeError: an unknown keyword argument.

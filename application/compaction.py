@@ -10,7 +10,9 @@ Before each request the loop estimates what it will hold (``ContextMeter``); pas
    the recent messages verbatim.
 
 The recent part always starts at an assistant message, so each tool call keeps its result beside
-it and the open turn (calls waiting for approval, the results about to be sent) is untouched.
+it and the open turn (calls waiting for approval, the results about to be sent) is untouched: its
+kept reasoning (Anthropic's signed thinking blocks) goes back as received. Older turns keep theirs
+through step 1 and lose it to the summary in step 2, where the APIs allow it.
 The compacted history goes to a fresh session opened through the gateway (decision 140): the
 narrow ``LlmSession`` port does not grow a way to replace its history.
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from quorum.application import model_wording as say
 from quorum.application.ports.llm import LlmGateway, LlmSession, TurnInput
 from quorum.domain.messages import HistoryBlock, Message
-from quorum.domain.responses import TextBlock, Usage
+from quorum.domain.responses import ReasoningBlock, TextBlock, Usage
 from quorum.domain.tools import ImagePart, ToolResult
 
 BYTES_PER_TOKEN = 4
@@ -164,10 +166,16 @@ async def summarize(
 
 
 def transcript(messages: Sequence[Message]) -> str:
-    """The messages as plain text for the summarizing model (tool outputs cut to their start)."""
+    """The messages as plain text for the summarizing model (tool outputs cut to their start).
+
+    Kept reasoning is left out: it is not the conversation, and the summary replaces only turns
+    before the verbatim tail, whose reasoning the APIs do not need back.
+    """
     lines: list[str] = []
     for message in messages:
         for block in message.content:
+            if isinstance(block, ReasoningBlock):
+                continue
             if isinstance(block, TextBlock):
                 lines.append(f"{message.role}: {block.text}")
             elif isinstance(block, ToolResult):

@@ -35,6 +35,10 @@ class CompactedRun(Protocol):
     usage: Usage
     sampled: list[tuple[str, Usage]]
 
+    def answering_for(self, model_id: str) -> str:
+        """The model that answers for ``model_id`` now (a fallback, after a move): what its tokens cost."""
+        ...
+
 
 SUMMARY_WORTH = 0.1
 """A summary is asked for only when the older part holds more than this fraction of the threshold:
@@ -102,7 +106,7 @@ class ContextFit:
             )
             if summary.messages_compacted:
                 compacted, changed = summary.history, summary.messages_compacted
-                state.sampled.append((self.summary_model, spent))
+                state.sampled.append((state.answering_for(self.summary_model), spent))
                 state.usage = state.usage + spent
         if not changed:
             return False

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from quorum.application.deferral import PendingTurn
 from quorum.domain.events import RunStopReason
 from quorum.domain.messages import Message
 from quorum.domain.plans import ApprovedPlan
-from quorum.domain.responses import RunUsage
+from quorum.domain.responses import ReasoningLevel, RunUsage
 from quorum.domain.tools import ImagePart
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -53,6 +53,12 @@ class LoopLimits(BaseModel):
             ``off`` only when asked (``--plan``, ``/plan``, ``plan=True``).
         max_plan_turns: turns of the planning phase; without an approved plan by then the run
             stops ``no_plan``.
+        reasoning: how much the agent's model reasons before answering (``off``, ``low``,
+            ``medium``, ``high``); each provider maps it to its API (decision 211).
+        fallback_models: models (``provider:model``) that answer, in order, a request the run's
+            model cannot (overloaded, 5xx, 429, timeout, connection error after the SDK's
+            retries); the rest of the run stays on the model that answered
+            (``quorum.application.fallback``).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -73,6 +79,17 @@ class LoopLimits(BaseModel):
     stream: bool = True
     plan: Literal["off", "always"] = "off"
     max_plan_turns: int = Field(5, ge=1)
+    reasoning: ReasoningLevel = "off"
+    fallback_models: tuple[str, ...] = ()
+
+    @field_validator("fallback_models")
+    @classmethod
+    def _model_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for model_id in value:
+            provider, colon, model = model_id.partition(":")
+            if not (provider.strip() and colon and model.strip()):
+                raise ValueError(f"{model_id!r} is not a model id: expected 'provider:model'")
+        return value
 
 
 class ExecutionParams(LoopLimits):

@@ -1,7 +1,8 @@
 """Rebuilding a run's conversation from its recorded events, to continue it on any provider.
 
 The events of a run say everything the model saw and said, in order: the task (``run_started``),
-the model's text (``text``) and calls (``tool_call``), and the results sent back (``tool_result``).
+the model's kept reasoning (``reasoning``), text (``text``) and calls (``tool_call``), and the
+results sent back (``tool_result``).
 ``rebuild_history`` turns them back into the provider-neutral ``Message`` list a session keeps, so
 ``LlmGateway.session(..., history=...)`` can continue the conversation, even on another provider.
 
@@ -29,14 +30,15 @@ from pydantic import BaseModel, ConfigDict
 from quorum.application.model_wording import INTERRUPTED_RESULT, TURN_LIMIT_NOTE
 from quorum.application.ports.run_store import RunStore
 from quorum.domain.errors import UsageError
-from quorum.domain.events import RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
+from quorum.domain.events import ReasoningEvent, RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
 from quorum.domain.messages import Message
-from quorum.domain.responses import TextBlock
+from quorum.domain.responses import ReasoningBlock, TextBlock
 from quorum.domain.tools import ToolCall, ToolResult
 
 
 @dataclass
 class _Assistant:
+    reasoning: list[ReasoningBlock] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
 
@@ -44,7 +46,7 @@ class _Assistant:
         return {c.native_id for c in self.calls}
 
     def message(self) -> Message | None:
-        blocks: list[Any] = []
+        blocks: list[Any] = list(self.reasoning)  # first, as the model sent them: the API checks that
         if text := "".join(self.text):
             blocks.append(TextBlock(text=text))
         blocks.extend(self.calls)
@@ -153,6 +155,9 @@ def rebuild_history(events: Iterable[object]) -> list[Message]:
         elif isinstance(event, TextDelta):
             if event.text:
                 builder.model_output().text.append(event.text)
+        elif isinstance(event, ReasoningEvent):
+            if not event.redacted:  # changed by redaction: no longer what the provider signed
+                builder.model_output().reasoning.append(event.block())
         elif isinstance(event, ToolCallEvent):
             builder.call(ToolCall(native_id=event.id, name=event.name, arguments=dict(event.arguments)))
         elif isinstance(event, ToolResultEvent):

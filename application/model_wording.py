@@ -15,6 +15,41 @@ from collections.abc import Iterable
 from quorum.domain import amounts
 from quorum.domain.review import ReviewDecision
 
+
+def written_call_note(name: str) -> str:
+    """The answer to a response that wrote a ``name`` call as text instead of making it."""
+    return (
+        f"You wrote a {name} call as text instead of calling the tool, so it was not run. To run it, "
+        "make a real tool call. If you are done, answer in plain words, without a tool call."
+    )
+
+
+PROSE_NOTE = (
+    "That was a tool call written as text, and no tools can run now. Answer in plain words: what you "
+    "found and what you did."
+)
+"""Asked once when the answer after the turn limit is a tool call written as text."""
+
+
+def stopped_with_calls(limit: int, done: str) -> str:
+    """The run's output when the model's last answer was a tool call written as text: what was done."""
+    return f"The run stopped at its tool turn limit ({limit}) without an answer from the model. {done}"
+
+
+def wrote_calls_again(name: str, done: str) -> str:
+    """The run's output when the model, told once, again answered with a ``name`` call written as text."""
+    return f"The model answered with a {name} call written as text instead of an answer, twice; it was not run. {done}"
+
+
+def what_was_done(calls: list[tuple[str, str]]) -> str:
+    """The calls a run made and their outcomes, in words, for an output the model did not give."""
+    if not calls:
+        return "No tool call ran."
+    shown = "; ".join(f"{name} ({outcome})" for name, outcome in calls[-20:])
+    more = f"{len(calls) - 20} earlier call(s), then " if len(calls) > 20 else ""
+    return f"Calls made: {more}{shown}."
+
+
 TURN_LIMIT_NOTE = (
     "The tool turn limit of this run has been reached, so the calls above were not executed. "
     "Do not call tools. Give your best final answer from what you know so far."
@@ -121,6 +156,25 @@ def run_timed_out(seconds: float) -> str:
 def token_budget_exceeded(budget: int, used: int) -> str:
     """Why the run stopped at its token budget."""
     return f"the token budget of {budget} was exceeded ({used} used)"
+
+
+def cycled_call(name: str, times: int, warnings_left: int) -> str:
+    """A call the loop guard did not run: it already ran ``times`` times lately, to the same result each time."""
+    last = (
+        "the run stops at the next repeat"
+        if warnings_left == 0
+        else f"{warnings_left} more warning(s), then the run stops"
+    )
+    return (
+        f"not executed: this {name} call, with these arguments, already ran {times} times in your recent calls "
+        "and gave the same result each time, so you are going round in a circle. Do not repeat it: use the "
+        f"result you have, try another tool or other arguments, or give your answer ({last})."
+    )
+
+
+def loop_detected(warnings: int) -> str:
+    """Why the run stopped ``loop_detected``."""
+    return f"the model kept repeating calls to the same result after {warnings} warnings"
 
 
 def repeated_call(name: str, times: int) -> str:

@@ -16,6 +16,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
+from quorum.application.succeeded_calls import note_success
 from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolOutcome, ToolResultEvent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
@@ -87,6 +88,8 @@ class TurnCalls:
     """Indexes whose ``tool_call`` event was emitted."""
     waiting: dict[int, ApprovalRequested] = field(default_factory=dict)
     """Indexes of calls deferred to a person (``hil_mode = "defer"``): they have no result."""
+    looping: str | None = None
+    """Set when the loop guard ended the run here (``loop_detected``): why, in words."""
 
     def missing(self) -> list[int]:
         """Indexes of calls that have no result yet."""
@@ -266,12 +269,15 @@ class ToolBatch:
         """Fill ``turn.results`` for every call. Cancellation leaves unfinished calls missing."""
         low: list[_Planned] = []
         high: list[_Planned] = []
-        repeated, times = (self._guard.repeats(turn.calls), self._guard.limit) if self._guard else (set(), 0)
+        repeated = self._guard.repeats(turn.calls) if self._guard else {}
+        if repeated and self._guard is not None and self._guard.exhausted:
+            self._stop_looping(turn, self._guard)
+            return
         for index, call in enumerate(turn.calls):
             planned, invalid = self._plan(index, call)
             turn.announce(index, planned.risk.level if planned else RiskLevel.HIGH, self._observer)
             if index in repeated:
-                turn.answer(index, say.repeated_call(call.name, times), self._observer, is_error=True)
+                turn.answer(index, self._repeat_words(call, repeated[index]), self._observer, is_error=True)
             elif planned is None:
                 turn.refuse(index, invalid or Unrun(""), self._observer)
             elif planned.rule is not None and planned.rule.decision == "deny":
@@ -294,6 +300,29 @@ class ToolBatch:
                     )
                 break
             await self._execute_high(turn, planned, brief.context(planned.tool, planned.risk), rejections)
+        self._remember(turn, repeated)
+
+    def _repeat_words(self, call: ToolCall, how: str) -> str:
+        assert self._guard is not None
+        if how == "row":
+            return say.repeated_call(call.name, self._guard.limit)
+        return say.cycled_call(call.name, self._guard.limit, self._guard.warnings_left)
+
+    def _remember(self, turn: TurnCalls, repeated: Mapping[int, str]) -> None:
+        """Tell the loop guard what each call that ran (or was refused) gave; deferred calls have nothing yet."""
+        if self._guard is None:
+            return
+        for index, call in enumerate(turn.calls):
+            if index not in repeated and index in turn.results:
+                self._guard.ran(call, turn.results[index])
+
+    def _stop_looping(self, turn: TurnCalls, guard: RepeatGuard) -> None:
+        """The model repeated itself past the guard's warnings: no call of this response runs; the run stops."""
+        turn.looping = say.loop_detected(guard.warnings)
+        for index, call in enumerate(turn.calls):
+            tool = self._offered.get(call.name)
+            turn.announce(index, tool.risk if tool is not None else RiskLevel.HIGH, self._observer)
+            turn.refuse(index, Unrun.stopping(turn.looping), self._observer)
 
     async def settle(
         self, turn: TurnCalls, decisions: Mapping[int, ReviewDecision], *, rejections: RejectionCounter
@@ -402,6 +431,8 @@ class ToolBatch:
             async with asyncio.timeout(self._tool_timeout) as deadline:
                 outcome = await self._executor.execute(call, clearance=clearance)
             output, is_error, images = outcome.output, outcome.is_error, outcome.images
+            if not is_error:
+                note_success(call)  # a later call of this turn may depend on it (edit after read)
         except TimeoutError:
             if not deadline.expired():
                 output = "TimeoutError: the tool timed out"

@@ -35,6 +35,14 @@ events_json_option = click.option("--json", "as_json", is_flag=True, help="One J
 """``--json`` of the commands that run: the run events, one JSON object per line, on stdout."""
 
 
+reasoning_option = click.option(
+    "--reasoning",
+    type=click.Choice(["off", "low", "medium", "high"]),
+    help="How much the model reasons before answering (over [agent] reasoning; default off).",
+)
+"""``--reasoning off|low|medium|high``: ``[agent] reasoning`` for this run or session."""
+
+
 def stacked(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """One decorator applying ``decorators`` as if written one above the other, in this order."""
 

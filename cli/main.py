@@ -33,7 +33,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("quorum.cli.commands.stats:stats", "Statistics over recorded runs."),
     "doctor": ("quorum.cli.commands.doctor:doctor", "Check the sandbox, keys, model, MCP servers and run log."),
     "init": ("quorum.cli.commands.init:init", "Write a commented quorum.toml for this directory."),
-    "trust": ("quorum.cli.commands.trust:trust", "Trust a workspace's quorum.toml to run programs and loosen review."),
+    "trust": (
+        "quorum.cli.commands.trust:trust",
+        "Trust a workspace's configuration files to run programs and loosen review.",
+    ),
     "keys": ("quorum.cli.commands.keys:keys", "Store provider API keys (keyring, else a private file)."),
     "models": ("quorum.cli.commands.models:models", "List the models of the configured providers, and aliases."),
     "serve": ("quorum.cli.commands.serve:serve", "Serve runs, their events and approvals over HTTP."),

@@ -19,6 +19,8 @@ Only the CLI maps these to messages and exit codes; adapters translate foreign e
 
 from __future__ import annotations
 
+from typing import Literal
+
 
 class QuorumError(Exception):
     """Base of every error Quorum raises on purpose."""
@@ -42,8 +44,22 @@ class RunFailure(QuorumError):
     """The run could not go on through no fault of the model (transport, provider, tool source)."""
 
 
+Unavailable = Literal["overloaded", "server_error", "rate_limited", "timeout", "connection"]
+"""Why a model could not answer a request that was not at fault: another model may answer it.
+
+``overloaded`` (Anthropic's 529), ``server_error`` (another 5xx), ``rate_limited`` (429),
+``timeout`` (no answer in time, HTTP 408 included), ``connection`` (refused, reset, lost).
+"""
+
+
 class ProviderError(RunFailure):
-    """An LLM provider failed; the facts (provider, model, HTTP status) are kept for the message."""
+    """An LLM provider failed; the facts (provider, model, HTTP status) are kept for the message.
+
+    ``unavailable`` says why the model could not answer when the request itself was not at
+    fault (a fallback model may answer it, ``quorum.application.fallback``); None when the
+    request was refused (400, 401, 403, 404, a context overflow) or the failure is not known
+    to be the model's.
+    """
 
     def __init__(
         self,
@@ -53,11 +69,13 @@ class ProviderError(RunFailure):
         model: str | None = None,
         status_code: int | None = None,
         base_url: str | None = None,
+        unavailable: Unavailable | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
         self.status_code = status_code
         self.base_url = base_url
+        self.unavailable: Unavailable | None = unavailable
         super().__init__(message)
 
 

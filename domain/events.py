@@ -19,8 +19,9 @@ from pydantic import (
     model_validator,
 )
 
+from quorum.domain.errors import Unavailable
 from quorum.domain.plans import Plan
-from quorum.domain.responses import RunUsage, Usage
+from quorum.domain.responses import ReasoningBlock, RunUsage, Usage
 from quorum.domain.review import ReviewDecision, Vote, milliseconds
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 
@@ -41,6 +42,8 @@ class RunStopReason(StrEnum):
     """High-risk calls wait for a person (``hil_mode = "defer"``); ``quorum approve`` continues the run."""
     NO_PLAN = "no_plan"
     """Plan mode: no plan was approved within ``[agent] max_plan_turns`` planning turns."""
+    LOOP_DETECTED = "loop_detected"
+    """The model repeated a call (in a row or in a cycle, to the same result) after the loop guard's warnings."""
 
 
 class _Event(BaseModel):
@@ -71,6 +74,31 @@ class TextDelta(_Event):
 
     type: Literal["text"] = "text"
     text: str
+
+
+class ReasoningEvent(_Event):
+    """The model's reasoning before its answer: not part of the answer (``text``).
+
+    The flat public form of a ``ReasoningBlock``: ``text`` is the readable reasoning (empty when
+    the provider sends none), ``api`` and ``wire`` the block as received, which the run log keeps
+    so a continued or approved run sends it back. ``redacted``: a secret was replaced in it, so it
+    is no longer what the provider signed and is not sent back.
+    """
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+    api: str
+    wire: dict[str, Any]
+    redacted: bool = False
+
+    @classmethod
+    def of(cls, block: ReasoningBlock) -> ReasoningEvent:
+        """The event carrying ``block``."""
+        return cls(text=block.text, api=block.api, wire=dict(block.wire))
+
+    def block(self) -> ReasoningBlock:
+        """The kept block this event carries."""
+        return ReasoningBlock(api=self.api, wire=self.wire, text=self.text)
 
 
 class ToolCallEvent(_Event):
@@ -355,6 +383,25 @@ class ContextCompacted(_Event):
     messages_compacted: int
 
 
+class ModelFallback(_Event):
+    """A model could not answer (``reason``), so the same request went to the next model of its chain.
+
+    ``from`` and ``to`` are model ids (``provider:model``); ``reason`` is why ``from`` could not
+    answer (``overloaded``, ``server_error``, ``rate_limited``, ``timeout``, ``connection``) and
+    ``detail`` the provider's error. ``reviewer`` names the panel seat whose model fell back,
+    None for the agent's model. The rest of the run stays on ``to``.
+    """
+
+    model_config = ConfigDict(frozen=True, serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+
+    type: Literal["model_fallback"] = "model_fallback"
+    from_: str = Field(alias="from")
+    to: str
+    reason: Unavailable
+    detail: str = ""
+    reviewer: str | None = None
+
+
 class TurnFinished(_Event):
     type: Literal["turn_finished"] = "turn_finished"
     turn: int
@@ -372,7 +419,8 @@ class StopDetail(BaseModel):
 
     limit: int | float | None = None
     """The limit the run reached, in the unit of its stop reason: tool turns (``max_turns``),
-    planning turns (``no_plan``), rejections in a row (``rejected``), tokens (``max_tokens``,
+    planning turns (``no_plan``), rejections in a row (``rejected``), warnings given
+    (``loop_detected``), tokens (``max_tokens``,
     when the run's token budget stopped it; None when the model hit its output limit), USD
     (``max_cost``), seconds (``timeout``)."""
     used: int | float | None = None
@@ -455,8 +503,10 @@ class PlanReviewed(_Event):
 RunEvent = Annotated[
     RunStarted
     | ContextCompacted
+    | ModelFallback
     | TurnStarted
     | TextDelta
+    | ReasoningEvent
     | ToolCallEvent
     | VoteCast
     | ReviewEvent

@@ -6,12 +6,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from quorum.domain.responses import TextBlock
+from quorum.domain.responses import ReasoningBlock, TextBlock
 from quorum.domain.tools import ImagePart, ToolCall, ToolResult
 
-HistoryBlock = Annotated[TextBlock | ToolCall | ToolResult | ImagePart, Field(discriminator="type")]
-"""A message's content: text, the assistant's calls, the user's results (``ToolResult.for_model``)
-and the images the user sent with a task (``RunRequest.task_images``)."""
+HistoryBlock = Annotated[TextBlock | ToolCall | ToolResult | ImagePart | ReasoningBlock, Field(discriminator="type")]
+"""A message's content: text, the assistant's calls and kept reasoning, the user's results
+(``ToolResult.for_model``) and the images the user sent with a task (``RunRequest.task_images``)."""
 
 
 class Message(BaseModel):

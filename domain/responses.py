@@ -18,8 +18,34 @@ class TextBlock(BaseModel):
     text: str
 
 
-ContentBlock = Annotated[TextBlock | ToolCall, Field(discriminator="type")]
-"""What a response holds: text, and the calls the model asks for (``ToolCall``)."""
+ReasoningLevel = Literal["off", "low", "medium", "high"]
+"""How much a model reasons before answering (``[agent] reasoning``); each provider maps it to its API."""
+
+
+class ReasoningBlock(BaseModel):
+    """The model's reasoning, kept exactly as its API returned it, to be sent back unchanged.
+
+    Opaque to everything but the adapter of the API that produced it: an Anthropic ``thinking``
+    block (text and signature) or ``redacted_thinking`` block (data), and later, say, an OpenAI
+    Responses ``reasoning`` item (encrypted content). Adapters of other APIs do not send it.
+
+    Attributes:
+        api: the API whose adapter reads ``wire`` (``anthropic`` for the Messages API).
+        wire: the block as received, sent back as is (its strings are never changed).
+        text: the readable reasoning, for people; empty when the provider sends none (redacted,
+            encrypted). Never part of the answer.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["reasoning"] = "reasoning"
+    api: str
+    wire: dict[str, Any]
+    text: str = ""
+
+
+ContentBlock = Annotated[TextBlock | ToolCall | ReasoningBlock, Field(discriminator="type")]
+"""What a response holds: text, the calls the model asks for (``ToolCall``) and its kept reasoning."""
 
 
 class StopReason(BaseModel):
@@ -141,6 +167,10 @@ class LlmResponse(BaseModel):
     def text_content(self) -> str:
         """The text blocks joined, in order."""
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def reasoning(self) -> list[ReasoningBlock]:
+        """The kept reasoning blocks, in order."""
+        return [b for b in self.content if isinstance(b, ReasoningBlock)]
 
     def tool_calls(self) -> list[ToolCall]:
         """The calls, in the order the model emitted them."""

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, ReasoningBlock
 
 
 class StreamTextDelta(BaseModel):
@@ -30,6 +30,15 @@ class StreamToolCallDelta(BaseModel):
     arguments_delta: str = ""
 
 
+class StreamReasoning(BaseModel):
+    """A reasoning block, complete (its signature arrived): announced before the text that follows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["reasoning"] = "reasoning"
+    block: ReasoningBlock
+
+
 class StreamCompleted(BaseModel):
     """The whole response, equal to what the non-streaming call returns. Always the last event."""
 
@@ -49,6 +58,6 @@ class StreamError(BaseModel):
 
 
 StreamEvent = Annotated[
-    StreamTextDelta | StreamToolCallDelta | StreamCompleted | StreamError,
+    StreamTextDelta | StreamToolCallDelta | StreamReasoning | StreamCompleted | StreamError,
     Field(discriminator="type"),
 ]

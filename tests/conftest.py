@@ -17,6 +17,20 @@ def trusted_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUORUM_TRUST_WORKSPACE", "1")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def workspaces_outside_repositories(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Temporary workspaces must not sit in a repository: its quorum.toml would be read as theirs.
+
+    A workspace's configuration is read up to the nearest ``.git`` above it (decision 200); with
+    ``--basetemp`` inside a checkout, this repository's own quorum.toml would configure every test.
+    """
+    from quorum.infrastructure.config.workspace import find_workspace
+
+    probe = tmp_path_factory.mktemp("probe")
+    if found := find_workspace(probe).files:
+        pytest.fail(f"{probe} is inside a repository whose configuration files it would read: {found}")
+
+
 @pytest.fixture
 def openai_wire() -> Iterator[ScriptedHttpServer]:
     """A started local OpenAI Chat Completions server (``base_url`` is ``url + "/v1"``)."""

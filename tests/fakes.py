@@ -52,6 +52,7 @@ class ScriptedSession:
     model: str = "scripted"
     sent: list[tuple[str, Any]] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
+    turns: list[TurnInput] = field(default_factory=list)
 
     async def _next(self) -> LlmResponse:
         if not self.script:
@@ -63,6 +64,7 @@ class ScriptedSession:
 
     async def request(self, turn: TurnInput) -> LlmResponse:
         """Record what was sent, as ``(kind, details)``: ``send``, ``send_with_tools`` or ``send_tool_results``."""
+        self.turns.append(turn)
         if turn.results or turn.note:
             self.sent.append(("send_tool_results", (list(turn.results), turn.tools, turn.note)))
         elif turn.tools is None:
@@ -82,7 +84,7 @@ class ScriptedSession:
             if isinstance(block, TextBlock):
                 for i in range(0, len(block.text), 3):
                     yield StreamTextDelta(text=block.text[i : i + 3])
-            else:
+            elif isinstance(block, ToolCall):
                 yield StreamToolCallDelta(index=block_index, id=block.native_id, name=block.name)
         yield StreamCompleted(response=done)
 

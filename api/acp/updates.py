@@ -31,6 +31,7 @@ from quorum.acp.tool_view import FileDiff, diff_of, file_path, kind_of, title_of
 from quorum.domain.events import (
     PlanProposed,
     PlanReviewed,
+    ReasoningEvent,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -80,6 +81,8 @@ class EventTranslator:
         """The updates ``event`` calls for (none for events an editor does not show)."""
         if isinstance(event, TextDelta):
             return [helpers.update_agent_message_text(event.text)] if event.text else []
+        if isinstance(event, ReasoningEvent):  # an editor shows it as the agent's thought, apart from its answer
+            return [helpers.update_agent_thought_text(event.text)] if event.text else []
         if isinstance(event, RunStarted):
             replayed = self._replay and not event.resumed and event.task
             return [helpers.update_user_message_text(event.task)] if replayed else []

@@ -93,8 +93,10 @@ def open_keys(env: Mapping[str, str], config_dir: Path | None) -> StoredKeys | N
 
 
 def known_models(settings: Settings) -> list[str]:
-    """The ``provider:model`` ids the configuration names: the model and the reviewers."""
-    named = [settings.model, *settings.section(ReviewSettings).reviewers]
+    """The ``provider:model`` ids the configuration names: the model, the reviewers and the fallbacks."""
+    seats = settings.section(ReviewSettings).seats()
+    fallbacks = [*settings.agent.fallback_models, *(seat.fallback for seat in seats if seat.fallback)]
+    named = [settings.model, *(seat.model for seat in seats), *fallbacks]
     return [model for model in named if model and ":" in model]
 
 

@@ -38,6 +38,7 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
 
     Raises:
         UsageError: no model configured and no key found, or an ambiguous model name.
+        ConfigurationError: a fallback model (``[agent] fallback_models``) cannot be opened.
     """
     container = runtime.container
     settings = container.settings()
@@ -46,6 +47,8 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
     params = settings.agent.execution_params(tools=order.tools, **plan_override(order.plan))
     if order.max_cost_usd is not None:
         params = params.model_copy(update={"max_cost_usd": order.max_cost_usd})
+    for fallback in params.fallback_models:  # an unknown provider or a missing key: said now, not mid-run
+        container.gateway().session(fallback)
     request = RunRequest(
         task=order.task,
         task_images=order.task_images,

@@ -165,17 +165,18 @@ class Runtime:
     def warn_unenforceable_cap(self, request: Any) -> None:
         """Say once per model, before its first run, that ``max_cost_usd`` cannot be enforced without its prices.
 
-        Every model the run may spend on counts: the agent's, the reviewer models of ``[review]
-        reviewers`` and ``compact_model``. The run goes on (its cost stays unknown); saying nothing
-        would leave an unattended run uncapped while its owner believes it capped.
+        Every model the run may spend on counts: the agent's and its fallbacks, the reviewer models
+        of ``[review] reviewers`` and theirs, and ``compact_model``. The run goes on (its cost
+        stays unknown); saying nothing would leave an unattended run uncapped while its owner believes it capped.
         """
         from quorum.domain.responses import Usage
         from quorum.infrastructure.review.settings import ReviewSettings
 
         if request.params.max_cost_usd is None:
             return
-        reviewers = self.container.settings().section(ReviewSettings).reviewers
-        spenders = [request.model_id, *(name for name in reviewers if ":" in name), request.params.compact_model]
+        seats = self.container.settings().section(ReviewSettings).seats()
+        reviewers = [name for seat in seats for name in (seat.model, seat.fallback) if name and ":" in name]
+        spenders = [request.model_id, *request.params.fallback_models, *reviewers, request.params.compact_model]
         prices = self.container.prices()
         for model in dict.fromkeys(m for m in spenders if m and m not in self._uncapped):
             if prices.cost(model, Usage(input_tokens=1, output_tokens=1)) is None:

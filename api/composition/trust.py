@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from quorum.composition.paths import user_data_dir
-from quorum.infrastructure.config.loader import TrustCheck
+from quorum.composition.paths import user_config_dir, user_data_dir
+from quorum.infrastructure.config.loader import TrustCheck, workspace_layout
 from quorum.infrastructure.config.trust_store import TRUST_ENV, TRUST_FILE, TrustStore
+from quorum.infrastructure.config.workspace import WorkspaceFiles
 
 TRUTHY = ("1", "true", "yes", "on")
 
@@ -26,3 +27,9 @@ def trust_check(env: Mapping[str, str]) -> TrustCheck:
         return trust_store().is_trusted(directory, files)
 
     return trusted
+
+
+def files_to_trust(directory: Path, env: Mapping[str, str]) -> WorkspaceFiles:
+    """The files ``directory`` brings as this invocation reads them (``QUORUM_CONFIG`` and the user config are not)."""
+    chosen = Path(env["QUORUM_CONFIG"]) if env.get("QUORUM_CONFIG") else None
+    return workspace_layout(directory, chosen, user_config_dir())

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, TextBlock
+from quorum.domain.responses import LlmResponse, ReasoningLevel, TextBlock
 from quorum.domain.streaming import StreamEvent
 from quorum.domain.tools import ImagePart, ToolResult
 
@@ -26,6 +26,8 @@ class TurnInput:
             definitions in the request where the API needs them beside a history of calls).
         note: user text after the results (the turn-limit note).
         images: images sent with ``text`` as image input (a task's ``RunRequest.task_images``).
+        reasoning: how much the model reasons before answering; each adapter maps it to its API
+            (``off`` sends nothing). Sessions of APIs without reasoning ignore it.
 
     Raises:
         ValueError: both ``text`` and ``results`` are given.
@@ -36,6 +38,7 @@ class TurnInput:
     tools: ToolSchemas | None = None
     note: str | None = None
     images: tuple[ImagePart, ...] = ()
+    reasoning: ReasoningLevel = "off"
 
     def __post_init__(self) -> None:
         if (self.text or self.images) and self.results:

@@ -4,18 +4,26 @@ Every run has it (after plan mode's planning phase when there is one). Its calls
 run's own executor and reviewer; high-risk calls only in ``tools = "all"``. ``max_tool_turns``
 counts its turns after the approved plan's; the turn that passes it is not executed, and
 ``on_turn_limit`` says whether the model is asked once more, without tools, for its answer.
+
+A tool call written as text (``text_calls``) is never the run's answer: at any turn it is answered
+once with a note asking for a real call; after the turn limit the model is asked once for prose,
+and failing that the output says what the run did.
 """
 
 from __future__ import annotations
 
+import itertools
+
 from quorum.application import model_wording as say
 from quorum.application.ports.llm import TurnInput
+from quorum.application.text_calls import written_call
 from quorum.application.tool_batch import TurnCalls, Unrun
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_state import Stop
 from quorum.application.use_cases.turn import take_turn
 from quorum.domain.events import RunStopReason, TurnFinished
-from quorum.domain.tools import ToolSpec
+from quorum.domain.responses import LlmResponse
+from quorum.domain.tools import ToolCall, ToolResult, ToolSpec
 
 
 class ExecutionPhase:
@@ -24,6 +32,7 @@ class ExecutionPhase:
     def __init__(self, run: Run, offered: ToolSpec) -> None:
         deps = run.deps
         self._run = run
+        self._nudged = False
         self.batch = run.batch(
             executor=deps.executor,
             reviewer=deps.reviewer,
@@ -45,8 +54,53 @@ class ExecutionPhase:
         plan = self._run.state.plan
         return plan.plan.numbered() if plan else ""
 
-    def without_calls(self) -> Stop:
+    def without_calls(self, response: LlmResponse) -> Stop | TurnInput:
+        """The run's end, unless the answer is only a tool call written as text (asked once for a real call)."""
+        name = written_call(response.text_content(), self._tool_names())
+        if name is None:
+            return RunStopReason.END_TURN, None
+        if not self._nudged:
+            self._nudged = True
+            return TurnInput.user(say.written_call_note(name), self.batch.tools)
+        self._run.state.last_text = say.wrote_calls_again(name, say.what_was_done(self._calls_made()))
         return RunStopReason.END_TURN, None
+
+    def _tool_names(self) -> list[str]:
+        return [schema["name"] for schema in self.batch.tools]
+
+    def _calls_made(self) -> list[tuple[str, str]]:
+        """(tool, outcome) of each call this run made, from its session's history (what compaction kept).
+
+        Results are matched to the calls of the message just before them: a model may reuse an id
+        in a later turn.
+        """
+        run = self._run
+        history = run.state.session.history()[len(run.request.history) :]
+        made: list[tuple[str, str]] = []
+        for asked, answered in itertools.pairwise(history):
+            outcomes = {
+                block.call_id: "rejected" if block.is_rejected else "error" if block.is_error else "ok"
+                for block in answered.content
+                if isinstance(block, ToolResult)
+            }
+            made += [
+                (block.name, outcomes.get(block.native_id, "no result"))
+                for block in asked.content
+                if isinstance(block, ToolCall) and asked.role == "assistant"
+            ]
+        return made
+
+    async def _prose_answer(self, response: LlmResponse) -> None:
+        """After the turn limit: an answer that is a tool call written as text gets one request for prose."""
+        run = self._run
+        if written_call(response.text_content(), self._tool_names()) is None:
+            return
+        again = await run.ask(TurnInput.user(say.PROSE_NOTE, None))
+        if again.tool_calls():
+            run.close(Unrun.stopping(say.turn_limit_reached(run.params.max_tool_turns)), TurnCalls(again.tool_calls()))
+        if again.tool_calls() or written_call(again.text_content(), self._tool_names()) is not None:
+            done = say.what_was_done(self._calls_made())
+            run.state.last_text = say.stopped_with_calls(run.params.max_tool_turns, done)
 
     async def before_batch(self, pending: TurnCalls) -> Stop | None:
         """The turn limit: past ``max_tool_turns`` (planning turns apart), the calls do not run."""
@@ -72,5 +126,7 @@ class ExecutionPhase:
             # the turn's first response by anything rebuilding the conversation from the events.
             unannounced = TurnCalls(leftover, announced=set(range(len(leftover))))
             run.close(unrun, unannounced)
+        else:
+            await self._prose_answer(response)
         run.emit(TurnFinished(turn=run.state.turns))
         return RunStopReason.MAX_TURNS, detail

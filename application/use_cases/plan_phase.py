@@ -25,6 +25,7 @@ from quorum.application.use_cases.run_state import Stop
 from quorum.application.use_cases.turn import take_turn
 from quorum.domain.events import RunStopReason
 from quorum.domain.plans import ApprovedPlan
+from quorum.domain.responses import LlmResponse
 from quorum.domain.tools import ToolSpec
 
 
@@ -92,7 +93,7 @@ class PlanPhase:
     def shown_plan(self) -> str:
         return ""  # the plan under review is the call itself
 
-    def without_calls(self) -> TurnInput:
+    def without_calls(self, response: LlmResponse) -> TurnInput:
         return TurnInput.user(say.PLAN_NUDGE, self.batch.tools)
 
     async def before_batch(self, pending: TurnCalls) -> None:

@@ -7,6 +7,7 @@ differs between them is a ``Phase`` (``quorum.application.use_cases.turn``).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from quorum.application import model_wording as say
@@ -90,18 +91,24 @@ class Run:
         A provider refusing the request as too long (``ContextTooLong``) gets one compaction and
         one retry; a second refusal ends the run as any provider error does.
         """
-        state, stream, observer = self.state, self.params.stream, self.deps.observer
+        state, params, observer = self.state, self.params, self.deps.observer
+
+        def send() -> Awaitable[LlmResponse]:  # on state.session as it is then: compaction may replace it
+            return model_request.request(
+                state.session, turn, stream=params.stream, observer=observer, reasoning=params.reasoning
+            )
+
         fit = state.fit
         if fit is not None:
             await fit.before(state, turn)
         if turn.results:
             state.pending = None  # the session owns the results from here on
         try:
-            response = await model_request.request(state.session, turn, stream=stream, observer=observer)
+            response = await send()
         except ContextTooLong:
             if fit is None or not await fit.before(state, turn, force=True):
                 raise
-            response = await model_request.request(state.session, turn, stream=stream, observer=observer)
+            response = await send()
         state.count(response)
         if fit is not None:
             fit.after(response, state.session)
@@ -152,6 +159,9 @@ class Run:
     def after_batch(self, pending: TurnCalls, tools: ToolSchemas) -> Stop | TurnInput:
         """The stop a batch's outcome calls for, or the turn sending its results (offering ``tools``)."""
         rejections = self.state.rejections
+        if pending.looping is not None:
+            self.close(Unrun.stopping(pending.looping), pending)
+            return RunStopReason.LOOP_DETECTED, pending.looping
         if rejections.exhausted:
             self.close(Unrun.stopping(say.rejections_exhausted(rejections.limit)), pending)
             return RunStopReason.REJECTED, f"{rejections.limit} consecutive tool calls were rejected by review"

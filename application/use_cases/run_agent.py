@@ -6,11 +6,13 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator
 from quorum.application.context_fit import ContextFit
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
+from quorum.application.fallback import FallbackGateway
 from quorum.application.plan_mode import execution_prompt
 from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.model_data import ContextWindows
@@ -27,15 +29,16 @@ from quorum.application.run_context import (
     current_run_id,
     current_run_model,
 )
+from quorum.application.succeeded_calls import SucceededCalls, current_succeeded_calls
 from quorum.application.tool_batch import RejectionCounter, Unrun
 from quorum.application.use_cases.execution_phase import ExecutionPhase
 from quorum.application.use_cases.plan_phase import PlanPhase, plans
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_deps import RunDeps
-from quorum.application.use_cases.run_state import RunState, Stop
+from quorum.application.use_cases.run_state import AnsweringModel, RunState, Stop
 from quorum.application.use_cases.stop_detail import stop_detail
 from quorum.domain.errors import RunFailure
-from quorum.domain.events import RunFinished, RunStarted, RunStopReason
+from quorum.domain.events import ModelFallback, RunFinished, RunStarted, RunStopReason
 from quorum.domain.secrets import Redactor
 from quorum.domain.text import valid_unicode
 from quorum.domain.tools import ToolSpec
@@ -138,7 +141,9 @@ class RunAgent:
         if request.approved_plan is not None:  # a continued plan-mode run: its plan stays in the system prompt
             prompt = execution_prompt(request.system_prompt, request.approved_plan)
             request = request.model_copy(update={"system_prompt": prompt})
-        deps, params = self._deps, request.params
+        params = request.params
+        answering = AnsweringModel(request.model_id)
+        deps = self._with_fallbacks(request, answering)
         session = deps.gateway.session(request.model_id, request.system_prompt, history=request.history)
         state = RunState(
             run_id=request.run_id or self._new_run_id(),
@@ -148,11 +153,13 @@ class RunAgent:
             model_id=request.model_id,
             cost_cap=params.max_cost_usd,
             plan=request.approved_plan,
+            answering=answering,
         )
         if params.compact == "auto":
             state.fit = ContextFit.for_run(request, deps.gateway, deps.windows, deps.observer)
         run = Run(deps, state, request)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
+        current_succeeded_calls.set(SucceededCalls.of(request.history, request.resume))
         current_run_model.set(request.model_id)
         current_conversation.set(conversation_key(request.history, request.task))
         current_run_events.set(run.report)
@@ -161,6 +168,24 @@ class RunAgent:
             RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
         )
         return run
+
+    def _with_fallbacks(self, request: RunRequest, answering: AnsweringModel) -> RunDeps:
+        """The run's deps: its sessions through ``[agent] fallback_models`` when there are any.
+
+        A move is emitted as a ``model_fallback`` event and kept in ``answering``: the responses
+        after it are priced as the model that answered them.
+        """
+        fallbacks = request.params.fallback_models
+        if not fallbacks:
+            return self._deps
+        observer = self._deps.observer
+
+        def fell_back(event: ModelFallback) -> None:
+            answering.model_id = event.to
+            observer.on_event(event)
+
+        gateway = FallbackGateway(self._deps.gateway, {request.model_id: fallbacks}, fell_back)
+        return replace(self._deps, gateway=gateway)
 
     async def _loop(self, run: Run) -> Stop:
         """The run's phases: planning first in plan mode, else a deferred turn settled, then execution."""

@@ -20,6 +20,13 @@ Stop = tuple[RunStopReason, str | None]
 
 
 @dataclass
+class AnsweringModel:
+    """The model answering the run's requests now (``provider:model``): a fallback moves it."""
+
+    model_id: str
+
+
+@dataclass
 class RunState:
     """The mutable state of one run (or one part of it, after a continuation); its phases share it."""
 
@@ -33,8 +40,8 @@ class RunState:
     turns: int = 0
     usage: Usage = field(default_factory=Usage)
     """The agent model's tokens and MCP servers' sampling (the token budget counts these)."""
-    responses: list[Usage] = field(default_factory=list)
-    """Each response's tokens, priced one by one (prices may depend on a request's size)."""
+    responses: list[tuple[str, Usage]] = field(default_factory=list)
+    """Each response's model and tokens, priced one by one (prices may depend on a request's size)."""
     sampled: list[tuple[str, Usage]] = field(default_factory=list)
     """Each MCP sampling request's model and tokens (``mcp_sampling`` events), priced apart."""
     reviewers: ReviewerSpending = field(default_factory=ReviewerSpending)
@@ -54,6 +61,8 @@ class RunState:
     """The ids of the calls left to a person when the run stops ``awaiting_approval``."""
     plan: ApprovedPlan | None = None
     """Plan mode's approved plan: the execution phase's turns are counted after ``plan.turn``."""
+    answering: AnsweringModel | None = None
+    """The model answering now, when fallback models may move it (None: ``model_id`` always)."""
 
     def continue_from(self, resume: PendingTurn) -> None:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""
@@ -63,11 +72,17 @@ class RunState:
         self.reviewers_before, self.cost_before = before.reviewers, resume.cost_before
 
     def count(self, response: LlmResponse) -> None:
-        """Add a response's tokens and keep its text as the run's latest output."""
+        """Add a response's tokens (priced as the model answering now) and keep its text as the run's latest output."""
         self.usage = self.usage + response.usage
-        self.responses.append(response.usage)
+        self.responses.append((self.answering_for(self.model_id), response.usage))
         if text := response.text_content():
             self.last_text = text
+
+    def answering_for(self, model_id: str) -> str:
+        """The model answering for ``model_id`` now: after a fallback moved the run's model, the fallback."""
+        if self.answering is not None and model_id == self.model_id:
+            return self.answering.model_id
+        return model_id
 
     def stop_after(self, response: LlmResponse, budget: int | None) -> Stop | None:
         """The stop ``response`` calls for: the token ``budget`` exceeded, or the output token limit hit."""
@@ -102,7 +117,7 @@ class RunState:
         if prices is None or self.cost_before is None:
             return None
         total = self.cost_before
-        spent = [(self.model_id, usage) for usage in self.responses if usage.total_tokens]
+        spent = [(model_id, usage) for model_id, usage in self.responses if usage.total_tokens]
         for model_id, usage in [*spent, *self.sampled, *self.reviewers.votes]:
             cost = prices.cost(model_id, usage)
             if cost is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from quorum.application.execution import ExecutionParams
+from quorum.application.loop_guard import WARNINGS
 from quorum.application.ports.pricing import PriceList
 from quorum.application.use_cases.run_state import RunState
 from quorum.domain.events import RunStopReason, StopDetail
@@ -31,6 +32,8 @@ def stop_detail(
         return StopDetail(limit=params.max_plan_turns)
     if reason is RunStopReason.REJECTED:
         return StopDetail(limit=params.max_rejections)
+    if reason is RunStopReason.LOOP_DETECTED:
+        return StopDetail(limit=WARNINGS)
     if reason is RunStopReason.TIMEOUT:
         return StopDetail(limit=params.timeout_seconds)
     if reason is RunStopReason.MAX_TOKENS:

@@ -15,6 +15,7 @@ from quorum.application.tool_batch import ReviewBrief, ToolBatch, TurnCalls, Unr
 from quorum.application.use_cases.run import Run
 from quorum.application.use_cases.run_state import Stop
 from quorum.domain.events import TurnFinished, TurnStarted
+from quorum.domain.responses import LlmResponse
 
 
 class Phase(Protocol):
@@ -27,8 +28,8 @@ class Phase(Protocol):
         """The approved plan reviewers are shown beside each call (numbered text), or empty."""
         ...
 
-    def without_calls(self) -> Stop | TurnInput:
-        """What a response without tool calls leads to: the run's stop, or the next turn's input."""
+    def without_calls(self, response: LlmResponse) -> Stop | TurnInput:
+        """What ``response``, which has no tool calls, leads to: the run's stop, or the next turn's input."""
         ...
 
     async def before_batch(self, pending: TurnCalls) -> Stop | None:
@@ -55,7 +56,7 @@ async def take_turn(run: Run, phase: Phase, turn_input: TurnInput) -> Stop | Tur
         return stop
     if not calls:
         run.emit(TurnFinished(turn=state.turns))
-        return phase.without_calls()
+        return phase.without_calls(response)
     pending = TurnCalls(calls)
     state.pending = pending
     cut = await phase.before_batch(pending)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from quorum.cli.flags import color_option, config_option, verbose_option
+from quorum.cli.flags import color_option, config_option, reasoning_option, verbose_option
 
 # Only click and the option decorators at import: ``quorum chat --help`` must stay fast.
 
@@ -31,6 +31,7 @@ from quorum.cli.flags import color_option, config_option, verbose_option
     metavar="USD",
     help="Cost cap of the whole session (agent and reviewers); a run that passes it stops max_cost.",
 )
+@reasoning_option
 @verbose_option
 @color_option
 def chat(
@@ -40,6 +41,7 @@ def chat(
     resume: str | None,
     continue_last: bool,
     max_cost: float | None,
+    reasoning: str | None,
     verbose: bool,
     color: str,
 ) -> None:
@@ -55,6 +57,8 @@ def chat(
     overrides: dict[str, Any] = {}
     if model:
         overrides["model"] = model
+    if reasoning is not None:
+        overrides["agent"] = {"reasoning": reasoning}
     if workspace is not None:
         if not workspace.is_dir():
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")

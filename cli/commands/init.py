@@ -112,8 +112,24 @@ def init(provider: str | None, model: str | None, force: bool) -> None:
 
 
 def _trust_written(target: Path) -> None:
-    """Trust the workspace with the file just written: the person who wrote it is the one trusting it."""
-    from quorum.composition.trust import trust_store
-    from quorum.infrastructure.config.loader import workspace_files
+    """Trust the workspace with the file just written: the person who wrote it is the one trusting it.
 
-    trust_store().trust(target.parent, workspace_files(target.parent))
+    Only when it is the workspace's one file: a parent's ``quorum.toml`` or a ``.quorum/`` file came
+    with the repository, and trusting them is ``quorum trust``'s question, asked with their keys shown.
+    """
+    import os
+
+    from quorum.composition.trust import files_to_trust, trust_store
+
+    files = files_to_trust(target.parent, os.environ).files
+    resolved = [path.resolve() for path in files]
+    if target.resolve() not in resolved:  # QUORUM_CONFIG names it: read as the person's own already
+        return
+    if resolved == [target.resolve()]:
+        trust_store().trust(target.parent, files)
+        return
+    click.echo(
+        f"not trusted: {target.parent} also brings other configuration files (a parent's quorum.toml, "
+        f".quorum/); review them with `quorum trust {target.parent}`",
+        err=True,
+    )

@@ -19,6 +19,7 @@ from quorum.cli.flags import (
     config_option,
     events_json_option,
     quiet_option,
+    reasoning_option,
     stacked,
     verbose_option,
 )
@@ -67,10 +68,18 @@ run_options = stacked(
     is_flag=True,
     help="Plan mode: explore read-only and propose a plan; the plan is reviewed before anything changes.",
 )
+@reasoning_option
 @engine_option
 @click.option("--detach", is_flag=True, help="With the Temporal engine: print the run id and exit; the run goes on.")
 def run(
-    task: tuple[str, ...], yes: bool, defer: bool, plan: bool, engine: str | None, detach: bool, **flags: Any
+    task: tuple[str, ...],
+    yes: bool,
+    defer: bool,
+    plan: bool,
+    reasoning: str | None,
+    engine: str | None,
+    detach: bool,
+    **flags: Any,
 ) -> None:
     """Run TASK: the model may call every tool; high-risk calls are reviewed first.
 
@@ -86,6 +95,8 @@ def run(
         flags["overrides"]["review"] = {"hil_mode": "defer"}
     if plan:
         flags["overrides"].setdefault("agent", {})["plan"] = "always"
+    if reasoning is not None:
+        flags["overrides"].setdefault("agent", {})["reasoning"] = reasoning
     code = _main(task, low_risk_only=False, yes=yes, detach=detach, **flags)
     if "temporalio.client" in sys.modules:
         leave(code)  # the Temporal client may abort at exit otherwise (sdk-python#300)

@@ -21,6 +21,7 @@ from quorum.domain.errors import RunFailure, UsageError
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.trust_store import TrustStore
+    from quorum.infrastructure.config.workspace import WorkspaceFiles
 
 
 @click.command()
@@ -31,9 +32,10 @@ if TYPE_CHECKING:
 def trust(directory: Path | None, yes: bool, list_: bool, revoke: bool) -> None:
     """Trust the configuration files of DIRECTORY (default: the current directory) as they are now.
 
-    An untrusted workspace's quorum.toml may add instructions and tighten review, but its keys
-    that run programs, loosen review or send data elsewhere are ignored. This shows them, per
-    file, and asks. Exits 1 when the person says no, 2 without a terminal and without --yes.
+    An untrusted workspace's quorum.toml files (here and in parents up to the repository root)
+    may add instructions and tighten review, but their keys that run programs, loosen review or
+    send data elsewhere are ignored. This shows them, per file, lists the .quorum/ files, and asks.
+    Exits 1 when the person says no, 2 without a terminal and without --yes.
     """
     from quorum.composition.trust import trust_store
 
@@ -55,15 +57,18 @@ def trust(directory: Path | None, yes: bool, list_: bool, revoke: bool) -> None:
 
 
 def _trust(store: TrustStore, target: Path, yes: bool) -> None:
-    from quorum.infrastructure.config.loader import workspace_files
+    import os
+
+    from quorum.composition.trust import files_to_trust
 
     if not target.is_dir():
         raise UsageError(f"{target}: not a directory")
-    files = workspace_files(target)
+    workspace = files_to_trust(target, os.environ)
+    files = workspace.files
     if not files:
-        click.echo(f"{target}: no configuration file (quorum.toml) to trust")
+        click.echo(f"{target}: no configuration file (quorum.toml, .quorum/) to trust")
         return
-    _show(files)
+    _show(workspace)
     if store.is_trusted(target, files):
         click.echo(f"already trusted as it is: {target}")
         return
@@ -71,28 +76,39 @@ def _trust(store: TrustStore, target: Path, yes: bool) -> None:
         if not sys.stdin.isatty():
             raise UsageError(
                 f"not trusting {target} without a terminal to ask on; "
-                f"after reviewing the keys above, run `quorum trust --yes {target}`"
+                f"after reviewing the files above, run `quorum trust --yes {target}`"
             )
         if not click.confirm(f"Trust {target} with these files as they are now?", default=False):
             raise RunFailure("nothing was trusted")
     store.trust(target, files)
-    click.echo(f"trusted: {target} (until its configuration files change)")
+    click.echo(f"trusted: {target} (until one of these files changes)")
 
 
-def _show(files: list[Path]) -> None:
-    """Each file and the keys it would enable once trusted, with their values."""
+def _show(workspace: WorkspaceFiles) -> None:
+    """Each configuration file and the keys it would enable once trusted, with their values; then ``.quorum/``."""
     from quorum.infrastructure.config.layers import read_toml
+    from quorum.infrastructure.config.workspace import QUORUM_DIR
+    from quorum.infrastructure.terminal_text import printable
+
+    for path in workspace.configs:
+        click.echo(f"{printable(str(path))}:")
+        _show_keys(read_toml(path).data, path.parent)
+    if workspace.others:
+        click.echo(f"{QUORUM_DIR}/ files (hooks, commands, skills, agents: not read yet; trusted as they are):")
+        for path in workspace.others:
+            click.echo(f"  {printable(str(path))}")
+
+
+def _show_keys(data: dict[str, object], base: Path) -> None:
     from quorum.infrastructure.config.trust import restricted_in
     from quorum.infrastructure.terminal_text import printable
 
-    for path in files:
-        found = restricted_in(read_toml(path).data, path.parent)
-        click.echo(f"{printable(str(path))}:")
-        if not found:
-            click.echo("  nothing that runs a program, loosens review or sends data elsewhere")
-        for finding in found:
-            value = printable(json.dumps(finding.value, ensure_ascii=False, default=str))
-            click.echo(f"  {printable(finding.path)} = {value}    ({finding.why})")
+    found = restricted_in(data, base)
+    if not found:
+        click.echo("  nothing that runs a program, loosens review or sends data elsewhere")
+    for finding in found:
+        value = printable(json.dumps(finding.value, ensure_ascii=False, default=str))
+        click.echo(f"  {printable(finding.path)} = {value}    ({finding.why})")
 
 
 def _list(store: TrustStore) -> None:

@@ -37,8 +37,10 @@ from quorum.domain.events import (
     McpServerEvent,
     McpToolChanged,
     McpToolsPinned,
+    ModelFallback,
     PlanProposed,
     PlanReviewed,
+    ReasoningEvent,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -155,6 +157,9 @@ class HumanRenderer:
         line = f"  context compacted: ~{before} → ~{after} tokens ({count} messages; the run log keeps them whole)"
         self._line(self._style(line, "dim"))
 
+    def _on_model_fallback(self, event: ModelFallback) -> None:
+        self._line(self._style(printable(f"  {words.fallback_line(event)}"), "yellow"))
+
     def _on_mcp_sampling(self, event: McpSampling) -> None:
         if event.approved and event.error is None:
             tokens = f"{event.usage.input_tokens}+{event.usage.output_tokens} tokens"
@@ -207,6 +212,14 @@ class HumanRenderer:
     def _on_text(self, event: TextDelta) -> None:
         if self._verbosity >= 0:
             self._write_answer(event.text)
+
+    def _on_reasoning(self, event: ReasoningEvent) -> None:
+        """With ``-v``, the model's reasoning, dimmed: it is not the answer."""
+        if self._verbosity <= 0:
+            return
+        lines = event.text.splitlines() or ["(reasoning not shown by the provider)"]
+        for line in lines:
+            self._line(self._style(printable(f"  ∴ {line}"), "dim"))
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         if event.risk == "high":
@@ -335,6 +348,7 @@ HumanRenderer.HANDLERS = {
     RunStarted: HumanRenderer._on_run_started,
     TurnStarted: HumanRenderer._on_turn_started,
     TextDelta: HumanRenderer._on_text,
+    ReasoningEvent: HumanRenderer._on_reasoning,
     ToolCallEvent: HumanRenderer._on_tool_call,
     VoteCast: HumanRenderer._on_vote,
     ReviewEvent: HumanRenderer._on_review,
@@ -349,6 +363,7 @@ HumanRenderer.HANDLERS = {
     McpToolsPinned: HumanRenderer._on_mcp_tools_pinned,
     McpToolChanged: HumanRenderer._on_mcp_tool_changed,
     ContextCompacted: HumanRenderer._on_context_compacted,
+    ModelFallback: HumanRenderer._on_model_fallback,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }

@@ -18,6 +18,7 @@ from quorum.domain import amounts
 from quorum.domain.events import (
     PlanProposed,
     PlanReviewed,
+    ReasoningEvent,
     ReviewEvent,
     RunEvent,
     RunFinished,
@@ -81,6 +82,11 @@ class RecordRenderer(HumanRenderer):
     def _on_text(self, event: TextDelta) -> None:
         self._text.append(event.text)
 
+    def _on_reasoning(self, event: ReasoningEvent) -> None:
+        self._print("  reasoning:" + ("" if event.text else " (not shown by the provider)"))
+        for line in event.text.splitlines():
+            self._print(f"      {line}")
+
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         arguments = json.dumps(event.arguments, ensure_ascii=False)
         self._print(f"  → {event.name} [{event.risk}] {arguments}  (id {event.id})")
@@ -119,6 +125,7 @@ class RecordRenderer(HumanRenderer):
 RecordRenderer.HANDLERS = {
     TurnStarted: RecordRenderer._on_turn_started,
     TextDelta: RecordRenderer._on_text,
+    ReasoningEvent: RecordRenderer._on_reasoning,
     ToolCallEvent: RecordRenderer._on_tool_call,
     ReviewEvent: RecordRenderer._on_review,
     PlanProposed: RecordRenderer._on_plan_proposed,

@@ -9,7 +9,7 @@ section quotes these words, and ``tests/e2e/test_output_human.py`` pins them.
 from __future__ import annotations
 
 from quorum.domain import amounts
-from quorum.domain.events import PlanProposed, PlanReviewed, ReviewEvent, RunFinished
+from quorum.domain.events import ModelFallback, PlanProposed, PlanReviewed, ReviewEvent, RunFinished
 from quorum.domain.review import counted
 
 _DONE = "end_turn"
@@ -23,6 +23,21 @@ def rule_words(rule: str | None) -> str:
     if kind == "percentage":
         return f"{value}% approvals needed"
     return f"{kind or 'majority'} needed"
+
+
+_UNAVAILABLE = {
+    "overloaded": "is overloaded",
+    "server_error": "failed with a server error",
+    "rate_limited": "is rate-limiting requests",
+    "timeout": "timed out",
+    "connection": "cannot be reached",
+}
+
+
+def fallback_line(event: ModelFallback) -> str:
+    """``model a:x is overloaded: answering with b:y from now on`` (a reviewer's seat named first)."""
+    who = f"reviewer {event.reviewer}: " if event.reviewer else ""
+    return f"{who}model {event.from_} {_UNAVAILABLE[event.reason]}: answering with {event.to} from now on"
 
 
 def _reviewers(count: int) -> str:
@@ -80,6 +95,10 @@ _AT_LIMIT = {
     "timeout": ("timed out after {} s", "timed out"),
     "rejected": ("stopped: {} calls rejected in a row", "stopped: calls rejected in a row"),
     "no_plan": ("stopped: no plan approved in {} planning turns", "stopped: no plan approved"),
+    "loop_detected": (
+        "stopped: the model kept repeating itself after {} warnings",
+        "stopped: the model kept repeating itself",
+    ),
 }
 """Stop reason → its words with the limit reached (``stop.limit``), and without (events recorded before it)."""
 

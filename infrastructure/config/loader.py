@@ -26,8 +26,9 @@ from quorum.infrastructure.config.layers import (
 from quorum.infrastructure.config.schema import CORE_KEYS, Settings
 from quorum.infrastructure.config.sections import PluginsSettings
 from quorum.infrastructure.config.trust import Finding, added_to, without_restricted
+from quorum.infrastructure.config.workspace import CONFIG_NAME, WorkspaceFiles, find_workspace
 
-LOCAL_CONFIG = "quorum.toml"
+LOCAL_CONFIG = CONFIG_NAME
 
 TrustCheck = Callable[[Path, Sequence[Path]], bool]
 """Whether a workspace directory is trusted with these configuration files as they are now."""
@@ -77,10 +78,11 @@ def collect_layers(
     overrides: Mapping[str, Any] | None = None,
     trusted: TrustCheck | None = None,
 ) -> RawConfig:
-    """Read every layer, later wins: user config → ./quorum.toml → --config → QUORUM_* → flags.
+    """Read every layer, later wins: user config → workspace files → --config → QUORUM_* → flags.
 
     Built-in defaults are the schema's defaults. ``QUORUM_CONFIG`` stands in for ``--config``.
-    The workspace's files (``workspace_files``) come with the repository: unless ``trusted``
+    The workspace's files (``workspace_files``: ``quorum.toml`` of the repository root down to
+    ``cwd``, the nearer winning) come with the repository: unless ``trusted``
     says the workspace is trusted with them, their restricted keys are left out (listed in
     ``RawConfig.untrusted``). ``trusted`` None trusts them (callers that chose the files).
     """
@@ -90,13 +92,13 @@ def collect_layers(
     if user_config_dir is not None and (user_config_dir / LOCAL_CONFIG).exists():
         layers.append(read_toml(user_config_dir / LOCAL_CONFIG))
     explicit = config_path or (Path(env["QUORUM_CONFIG"]) if env.get("QUORUM_CONFIG") else None)
-    local = workspace_files(cwd, explicit)
+    workspace = workspace_layout(cwd, explicit, user_config_dir)
     untrusted: list[Finding] = []
-    restrict = bool(local) and trusted is not None and not trusted(cwd, local)
-    for path in local:
-        layer = read_toml(path, LOCAL_CONFIG)
+    restrict = bool(workspace.files) and trusted is not None and not trusted(cwd, workspace.files)
+    for path in workspace.configs:
+        layer = read_toml(path, _label(path, workspace.directory))
         if restrict:
-            layer.data, found = without_restricted(layer.data, path.absolute().parent)
+            layer.data, found = without_restricted(layer.data, path.parent)
             layer.data = added_to(layer.data, merge(layers)[0])
             untrusted += found
         layers.append(layer)
@@ -125,15 +127,26 @@ def collect_layers(
     )
 
 
-def workspace_files(cwd: Path, explicit: Path | None = None) -> list[Path]:
-    """The configuration files read from the workspace ``cwd``: ``./quorum.toml`` unless it is ``explicit``.
+def workspace_files(cwd: Path, explicit: Path | None = None, user_config_dir: Path | None = None) -> list[Path]:
+    """Every file the workspace ``cwd`` brings, in the order trust fingerprints them (``workspace_layout``)."""
+    return workspace_layout(cwd, explicit, user_config_dir).files
 
-    These are the files trust is about; the user's config dir and ``--config FILE`` are the user's own.
+
+def workspace_layout(cwd: Path, explicit: Path | None = None, user_config_dir: Path | None = None) -> WorkspaceFiles:
+    """The files the workspace ``cwd`` brings: the one place that says which.
+
+    Its ``quorum.toml`` and its parents' up to the repository root (``configs``), and the files
+    under their ``.quorum/`` (``others``); never ``explicit`` nor the user's config file (the
+    person's own choices). These are the files trust is about: ``collect_layers`` and
+    ``quorum trust`` both ask here.
     """
-    local = cwd / LOCAL_CONFIG
-    if local.exists() and (explicit is None or explicit.resolve() != local.resolve()):
-        return [local]
-    return []
+    user_file = user_config_dir / LOCAL_CONFIG if user_config_dir is not None else None
+    return find_workspace(cwd, (explicit, user_file))
+
+
+def _label(path: Path, directory: Path) -> str:
+    """How a workspace file is named in errors and ``config show``: ``quorum.toml`` here, a parent's by its path."""
+    return LOCAL_CONFIG if path.parent == directory else str(path)
 
 
 def _core_key(parts: tuple[str, ...]) -> bool | None:

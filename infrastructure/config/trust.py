@@ -1,6 +1,7 @@
 """Workspace trust: the keys a workspace's configuration file may set only once the workspace is trusted.
 
-A file found in the workspace (``./quorum.toml``) comes with the repository, so whoever wrote the
+A file found in the workspace (its ``quorum.toml`` and its parents' up to the repository root:
+``quorum.infrastructure.config.workspace``) comes with the repository, so whoever wrote the
 repository wrote it. It may add instructions and tighten review; a key that **runs a program**,
 **loosens review** or **sends data or keys elsewhere** takes effect only for a trusted workspace
 (``quorum trust``; docs/decisions/200-workspace-trust.md says why each key is here).

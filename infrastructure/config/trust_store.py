@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,18 +24,35 @@ TRUST_ENV = "QUORUM_TRUST_WORKSPACE"
 """Set to 1: this invocation trusts its workspace's configuration files (the CI switch)."""
 
 
-def fingerprint(files: Sequence[Path]) -> str:
-    """sha256 over each file's name and contents, in order (a missing file counts as absent)."""
+def fingerprint(files: Sequence[Path], base: Path | None = None) -> str:
+    """sha256 over each file's name (relative to ``base``, else its own name) and contents, in order.
+
+    A missing file counts as absent; a symbolic link by its target too (where it points, then
+    what it points at); only regular files are read (a FIFO or ``/dev/zero`` would never end),
+    in blocks (a large file is hashed, not held).
+    """
     digest = hashlib.sha256()
     for path in files:
-        digest.update(path.name.encode() + b"\0")
-        try:
-            content = path.read_bytes()
-        except OSError:
-            digest.update(b"absent\0")
-            continue
-        digest.update(str(len(content)).encode() + b"\0" + content)
+        name = os.path.relpath(path, base) if base is not None else path.name
+        digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        if path.is_symlink():
+            digest.update(b"link\0" + os.fsencode(os.readlink(path)) + b"\0")
+        _contents(digest, path)
     return "sha256:" + digest.hexdigest()
+
+
+def _contents(digest: Any, path: Path) -> None:
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            digest.update(b"dir\0" if stat.S_ISDIR(info.st_mode) else b"special\0")
+            return
+        with path.open("rb") as file:
+            digest.update(str(info.st_size).encode() + b"\0")
+            while block := file.read(1 << 20):
+                digest.update(block)
+    except OSError:
+        digest.update(b"absent\0")
 
 
 @dataclass(frozen=True)
@@ -55,13 +73,15 @@ class TrustStore:
     def is_trusted(self, directory: Path, files: Sequence[Path]) -> bool:
         """Whether ``directory`` is trusted with ``files`` exactly as they are now."""
         entry = self._read().get(str(directory.resolve()))
-        return entry is not None and entry.get("fingerprint") == fingerprint(files)
+        return entry is not None and entry.get("fingerprint") == fingerprint(files, directory.resolve())
 
     def trust(self, directory: Path, files: Sequence[Path]) -> TrustEntry:
         """Trust ``directory`` with ``files`` as they are now (replacing an earlier entry)."""
         entries = self._read()
         key = str(directory.resolve())
-        entry = TrustEntry(key, fingerprint(files), datetime.now(UTC).isoformat(timespec="seconds"))
+        entry = TrustEntry(
+            key, fingerprint(files, directory.resolve()), datetime.now(UTC).isoformat(timespec="seconds")
+        )
         entries[key] = {"fingerprint": entry.fingerprint, "trusted_at": entry.trusted_at}
         self._write(entries)
         return entry

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from quorum.domain.errors import ContextTooLong, ProviderError
+from quorum.domain.errors import ContextTooLong, ProviderError, Unavailable
 from quorum.infrastructure.providers.retry_after import RETRY_AFTER_LIMIT, retry_after_seconds
 
 
@@ -52,7 +52,8 @@ class ErrorTranslator:
                 return self.stalled(f"no data for {self.timeout:g} s")
             return self._error(
                 f"the connection to provider {self.provider!r} at {self.base_url} was lost "
-                f"mid-response: {_describe(cause)}"
+                f"mid-response: {_describe(cause)}",
+                unavailable="connection",
             )
         if isinstance(error, sdk.APIStatusError) and not (mid_stream and error.status_code < 400):
             said = f"{_server_message(error)} {getattr(error, 'code', None)} {getattr(error, 'body', None)}"
@@ -62,20 +63,23 @@ class ErrorTranslator:
         if isinstance(error, sdk.APITimeoutError):
             return self._error(
                 f"the request to provider {self.provider!r} at {self.base_url} timed out after {self.timeout:g} s"
-                f"{_retries_note(error.request)}"
+                f"{_retries_note(error.request)}",
+                unavailable="timeout",
             )
         if isinstance(error, sdk.APIConnectionError):
             cause = error.__cause__ or error
             return self._error(
                 f"cannot connect to provider {self.provider!r} at {self.base_url}: {_describe(cause)}"
-                f"{_retries_note(error.request)}"
+                f"{_retries_note(error.request)}",
+                unavailable="connection",
             )
         if isinstance(error, sdk.APIError):  # an error event inside a stream, a malformed body
             where = " mid-response" if mid_stream else ""
             return self._error(f"provider {self.provider!r} returned an error{where}: {_server_message(error)}")
         if isinstance(error, httpx2.HTTPError):
             return self._error(
-                f"the connection to provider {self.provider!r} at {self.base_url} failed: {_describe(error)}"
+                f"the connection to provider {self.provider!r} at {self.base_url} failed: {_describe(error)}",
+                unavailable="connection",
             )
         return None
 
@@ -94,7 +98,9 @@ class ErrorTranslator:
 
     def stalled(self, detail: str) -> ProviderError:
         """The error for a response that stopped making progress (``timeout`` between events)."""
-        return self._error(f"the response of provider {self.provider!r} at {self.base_url} stalled: {detail}")
+        return self._error(
+            f"the response of provider {self.provider!r} at {self.base_url} stalled: {detail}", unavailable="timeout"
+        )
 
     def _cache_hint(self, status: int, said: str) -> str:
         """Advice when a server refused the field prompt caching added (a compatible server's 400/422)."""
@@ -132,16 +138,35 @@ class ErrorTranslator:
                 return ContextTooLong(
                     text, provider=self.provider, model=self.model, status_code=status, base_url=self.base_url
                 )
-        return self._error(text, status)
+        return self._error(text, status, unavailable=_unavailable(status))
 
-    def _error(self, message: str, status: int | None = None) -> ProviderError:
+    def _error(
+        self, message: str, status: int | None = None, *, unavailable: Unavailable | None = None
+    ) -> ProviderError:
         return ProviderError(
-            message, provider=self.provider, model=self.model, status_code=status, base_url=self.base_url
+            message,
+            provider=self.provider,
+            model=self.model,
+            status_code=status,
+            base_url=self.base_url,
+            unavailable=unavailable,
         )
+
+
+def _unavailable(status: int) -> Unavailable | None:
+    """Why the model could not answer, for a status that is not the request's fault (None: it is)."""
+    if status == 529:
+        return "overloaded"
+    if status == 429:
+        return "rate_limited"
+    if status == 408:
+        return "timeout"
+    return "server_error" if status >= 500 else None
 
 
 CACHE_FIELDS = ("prompt_cache_key", "cache_control")
 """The request fields prompt caching adds (``cache = "auto"``): OpenAI's key, Anthropic's breakpoints."""
+
 
 CONTEXT_TOO_LONG = ("context_length_exceeded", "prompt is too long", "exceeds the available context size")
 """What OpenAI, Anthropic and llama.cpp's server say when a request is longer than the model's window."""

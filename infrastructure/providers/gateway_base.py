@@ -40,7 +40,8 @@ class SdkGateway(Generic[S]):
     client's connections belong to the loop that opened them), and shared by the sessions of that
     loop. ``aclose`` closes the client of the running loop.
 
-    A subclass sets ``api``, the ``WireApi`` class of the API it speaks.
+    A subclass sets ``api``, the ``WireApi`` class of the API it speaks, or overrides ``api_for``
+    when the instance's settings choose among several (``[providers.NAME] api``).
 
     Args:
         name: the instance name.
@@ -57,12 +58,18 @@ class SdkGateway(Generic[S]):
         self.settings = settings
         self._env = env
         self._keys = keys
+        self.api = self.api_for(settings)
         self._explicit_base_url: str | None = settings.base_url or env.get(self.api.base_url_env) or None
         self.base_url = (self._explicit_base_url or self.api.default_base_url).rstrip("/")
         self._wire_api = self.api(settings, custom_endpoint=self._explicit_base_url is not None)
         self._clients: WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = WeakKeyDictionary()
         self._sdk: ModuleType | None = None
         self._api_key: str | None = None
+
+    @classmethod
+    def api_for(cls, settings: S) -> type[WireApi[S]]:
+        """The ``WireApi`` class an instance with ``settings`` speaks: ``api`` unless a kind chooses."""
+        return cls.api
 
     def session(self, model: str, system_prompt: str | None = None, *, history: Sequence[Message] = ()) -> LlmSession:
         """A session on ``model``. Raises UsageError (no model) or ConfigurationError (no key)."""

@@ -20,7 +20,7 @@ from typing import Any
 from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.domain.streaming import StreamCompleted, StreamEvent
 from quorum.domain.tools import ToolResult
 from quorum.infrastructure.providers.errors import ErrorTranslator
@@ -81,12 +81,12 @@ class ProviderSession:
     async def request(self, turn: TurnInput) -> LlmResponse:
         """Send ``turn`` (its message joins the history first); ``tools=None`` asks for an answer without tools."""
         self._append(turn.message())
-        return await self._complete(turn.tools)
+        return await self._complete(turn.tools, turn.reasoning)
 
     def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
         """Streaming form of ``request``; the turn's message joins the history at once."""
         self._append(turn.message())
-        return self._stream(turn.tools)
+        return self._stream(turn.tools, turn.reasoning)
 
     def record(self, results: Sequence[ToolResult]) -> None:
         """Append results to the history without a request."""
@@ -103,8 +103,8 @@ class ProviderSession:
         self._messages.append(message)
         self._wire.extend(self._api.message_to_wire(message))
 
-    def _prepare(self, tools: ToolSchemas | None) -> dict[str, Any]:
-        """The request for this turn.
+    def _prepare(self, tools: ToolSchemas | None, reasoning: ReasoningLevel) -> dict[str, Any]:
+        """The request for this turn, asking for ``reasoning`` as the API can.
 
         ``None`` re-sends the last tools with tool use switched off, because a history holding tool
         calls must keep their definitions on some APIs (Anthropic's).
@@ -112,10 +112,11 @@ class ProviderSession:
         if tools is not None and tools is not self._tools_source:  # the loop passes the same list every turn
             self._tools_source = tools
             self._tools_wire = self._api.tools_to_wire(tools) if tools else None
-        return self._api.request(self._model, self._system_prompt, self._wire, self._tools_wire, tools is not None)
+        request = self._api.request(self._model, self._system_prompt, self._wire, self._tools_wire, tools is not None)
+        return self._api.with_reasoning(request, reasoning)
 
-    async def _complete(self, tools: ToolSchemas | None) -> LlmResponse:
-        request = self._prepare(tools)
+    async def _complete(self, tools: ToolSchemas | None, reasoning: ReasoningLevel) -> LlmResponse:
+        request = self._prepare(tools, reasoning)
         started = False
         try:
             async with self._api.open(self._client(), request, stream=False) as raw:
@@ -133,8 +134,8 @@ class ProviderSession:
         self._append(Message(role="assistant", content=response.content))
         return response
 
-    async def _stream(self, tools: ToolSchemas | None) -> AsyncIterator[StreamEvent]:
-        request = self._prepare(tools)
+    async def _stream(self, tools: ToolSchemas | None, reasoning: ReasoningLevel) -> AsyncIterator[StreamEvent]:
+        request = self._prepare(tools, reasoning)
         accumulator = self._api.accumulator(self._errors)
         started = False
         try:

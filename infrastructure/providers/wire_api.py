@@ -9,7 +9,8 @@ reading of bodies and events (``http_body``). A ``WireApi`` is the rest, per API
 - which SDK, which client class of it, the default endpoint and the variable overriding it;
 - how a neutral message and the tool schemas become wire items (``message_to_wire``,
   ``tools_to_wire``, and ``initial_wire`` for what precedes the history);
-- the keyword arguments of one create call (``request``) and the SDK call that makes it (``open``);
+- the keyword arguments of one create call (``request``), what asks for reasoning in it
+  (``with_reasoning``), and the SDK call that makes it (``open``);
 - how a JSON body becomes an ``LlmResponse`` (``parse``), and a stream one (``accumulator``).
 
 A new API (the Responses API, say) is a ``WireApi`` subclass in its own wire module, a settings
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, Usage
+from quorum.domain.responses import ContentBlock, LlmResponse, ReasoningLevel, StopReason, Usage
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.providers.http_body import MalformedResponse
 from quorum.infrastructure.providers.settings_base import SdkProviderSettings
@@ -103,6 +104,10 @@ class WireApi(ABC, Generic[S]):
         self, model: str, system_prompt: str | None, messages: list[Wire], tools: list[Wire] | None, tools_allowed: bool
     ) -> dict[str, Any]:
         """The keyword arguments of one create call; ``tools_allowed=False`` forbids tool use."""
+
+    def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
+        """``request`` asking for ``level`` of reasoning; an API without reasoning returns it unchanged."""
+        return request
 
     @abstractmethod
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:

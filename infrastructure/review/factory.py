@@ -62,7 +62,8 @@ def build_quorum(context: ReviewerContext, registry: ReviewerRegistry | None = N
     """The panel from ``[review] reviewers``, or None when it is empty.
 
     An entry naming a reviewer registered by a plugin (``registry``) seats that reviewer; any
-    other entry is a reviewer model ``provider:model`` opened through ``context.gateway``.
+    other entry is a reviewer model ``provider:model`` opened through ``context.gateway`` (with
+    its seat's fallback model, if it has one).
 
     Raises:
         ConfigurationError: a model panel without a gateway, or a built-in reviewer on the panel.
@@ -70,7 +71,8 @@ def build_quorum(context: ReviewerContext, registry: ReviewerRegistry | None = N
     settings = review_settings(context)
     voters: list[Voter] = []
     seats: dict[str, int] = {}
-    for name in settings.reviewers:
+    for listed in settings.seats():
+        name = listed.model
         seats[name] = seats.get(name, 0) + 1
         seat = name if seats[name] == 1 else f"{name} [{seats[name]}]"
         entry = registry.get(name) if registry is not None and ":" not in name else None
@@ -84,7 +86,7 @@ def build_quorum(context: ReviewerContext, registry: ReviewerRegistry | None = N
         elif context.gateway is None:
             raise ConfigurationError(f"reviewer model {name!r} needs an LLM gateway", key="review.reviewers")
         else:
-            voters.append(ModelVoter(context.gateway, name, seat=seat))
+            voters.append(ModelVoter(context.gateway, name, seat=seat, fallback=listed.fallback))
     if not voters:
         return None
     return QuorumReviewer(

@@ -40,12 +40,15 @@ def check_panel(review: ReviewSettings, registry: ReviewerRegistry, gateway: Llm
         gateway: the LLM gateway the panel would use.
     """
     problems = []
-    for i, name in enumerate(review.reviewers):
-        if ":" not in name and registry.get(name) is not None:
+    for i, seat in enumerate(review.seats()):
+        if ":" not in seat.model and registry.get(seat.model) is not None:
             continue
-        try:
-            gateway.session(name)
-        except QuorumError as error:
-            message = f"reviewer {name!r} cannot be used: {_bare(error)}"
-            problems.append(NameProblem(f"review.reviewers[{i}]", "review.reviewers", message))
+        for name, what in ((seat.model, "reviewer"), (seat.fallback, "fallback")):
+            if name is None:
+                continue
+            try:
+                gateway.session(name)
+            except QuorumError as error:
+                message = f"{what} {name!r} cannot be used: {_bare(error)}"
+                problems.append(NameProblem(f"review.reviewers[{i}]", "review.reviewers", message))
     return problems

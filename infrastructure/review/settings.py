@@ -12,13 +12,43 @@ from quorum.infrastructure.config.sections import Section
 from quorum.infrastructure.review.quorum import DEFAULT_MAX_ARGUMENT_BYTES
 
 
+def _model_id(value: str, what: str) -> str:
+    provider, colon, model = value.partition(":")
+    if not (provider.strip() and colon and model.strip()):
+        raise ValueError(f"{what} {value!r}: expected 'provider:model'")
+    return value
+
+
+class ReviewerSeat(Section):
+    """A panel seat given as a table: a reviewer model and the model answering while it cannot.
+
+    ``{ model = "provider:model", fallback = "provider:model" }`` in ``[review] reviewers``; the
+    fallback answers (and votes) when the model's request fails with an overload, a 5xx, a 429,
+    a timeout or a connection error after the SDK's retries (``quorum.application.fallback``).
+    """
+
+    model: str
+    fallback: str | None = None
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, value: str) -> str:
+        return _model_id(value, "reviewer model")
+
+    @field_validator("fallback")
+    @classmethod
+    def _fallback(cls, value: str | None) -> str | None:
+        return None if value is None else _model_id(value, "fallback")
+
+
 class ReviewSettings(Section):
     """``[review]`` section.
 
     Attributes:
         reviewers: the panel: reviewer models (``provider:model``) or names of reviewers registered
             by plugins; empty means the human decides. A model listed twice votes twice (its
-            votes are named ``model [2]``, …).
+            votes are named ``model [2]``, …). A seat may be a table ``{ model, fallback }``
+            (``ReviewerSeat``): its fallback model votes when the model cannot answer.
         rule: majority, unanimous, at_least:N or percentage:P over cast votes.
         min_votes: cast votes (approve or reject) needed for any decision; default a majority of
             the panel. Fewer reject the call ("not enough reviewers answered").
@@ -35,7 +65,7 @@ class ReviewSettings(Section):
             allow before any vote.
     """
 
-    reviewers: list[str] = Field(default_factory=list)
+    reviewers: list[str | ReviewerSeat] = Field(default_factory=list)
     rule: str = "majority"
     min_votes: int | None = Field(None, ge=1)
     vote_timeout_seconds: float = Field(60.0, gt=0)
@@ -56,9 +86,9 @@ class ReviewSettings(Section):
 
     @field_validator("reviewers")
     @classmethod
-    def _reviewers_named(cls, value: list[str]) -> list[str]:
+    def _reviewers_named(cls, value: list[str | ReviewerSeat]) -> list[str | ReviewerSeat]:
         for name in value:
-            if not name.strip() or name.startswith(":"):
+            if isinstance(name, str) and (not name.strip() or name.startswith(":")):
                 raise ValueError(f"reviewer {name!r}: expected 'provider:model' or a registered reviewer name")
         return value
 
@@ -70,6 +100,14 @@ class ReviewSettings(Section):
         if self.reviewers and rule.kind == "at_least" and int(rule.value or 0) > len(self.reviewers):
             raise ValueError(f"rule = {self.rule!r} can never be met by a panel of {len(self.reviewers)}")
         return self
+
+    def seats(self) -> list[ReviewerSeat]:
+        """Every panel entry as a seat: a name (a model, or a plugin reviewer) and its fallback, if any."""
+        return [ReviewerSeat.model_construct(model=r) if isinstance(r, str) else r for r in self.reviewers]
+
+    def names(self) -> list[str]:
+        """The panel's names in order: each seat's model (or plugin reviewer's name)."""
+        return [seat.model for seat in self.seats()]
 
     def quorum_rule(self) -> QuorumRule:
         """The parsed ``rule``."""

@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
+from quorum.application.fallback import FallbackGateway
 from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.reviewer import ActionReviewer, ReviewContext
+from quorum.application.run_context import current_run_events
+from quorum.domain.events import ModelFallback
 from quorum.domain.responses import Usage
 from quorum.domain.review import Verdict, Vote
 from quorum.domain.tools import ToolCall, ToolResult
@@ -43,12 +46,29 @@ class ModelVoter:
     history stays valid — and then counts as an error vote. Text is never parsed for a verdict.
     The vote carries the model id and the tokens of every response, an error vote's included (a
     vote cut off by the panel's deadline reports none: its last response never arrived).
+
+    With a ``fallback`` model, a request the reviewer model cannot answer (overloaded, 5xx, 429,
+    timeout, connection error) goes to the fallback, which votes in its place from then on: the
+    panel's quorum stays whole. The move is a ``model_fallback`` event of the run (``reviewer``
+    names the seat); the vote's ``model`` is the model that answered.
     """
 
-    def __init__(self, gateway: LlmGateway, model_id: str, *, seat: str | None = None) -> None:
+    def __init__(
+        self, gateway: LlmGateway, model_id: str, *, seat: str | None = None, fallback: str | None = None
+    ) -> None:
         self.name = seat or model_id
         self.model_id = model_id
+        self._answering = model_id
+        if fallback is not None:  # the seat stays on the model that answered, vote after vote
+            gateway = FallbackGateway(gateway, {model_id: [fallback]}, self._fell_back, reviewer=self.name)
         self._gateway = gateway
+
+    def _fell_back(self, event: ModelFallback) -> None:
+        """The fallback answers from now on: its votes name it (their tokens are priced as its own)."""
+        self._answering = event.to
+        emit = current_run_events.get()
+        if emit is not None:
+            emit(event)
 
     async def vote(self, call: ToolCall, context: ReviewContext) -> Vote:
         spent = Usage()  # every response's tokens, whatever the vote turns out to be
@@ -80,8 +100,8 @@ class ModelVoter:
         return self._vote(Vote(reviewer=self.name, verdict=verdict, reason=reason), spent)
 
     def _vote(self, vote: Vote, spent: Usage) -> Vote:
-        """``vote`` naming this reviewer's model and the tokens it spent."""
-        return vote.model_copy(update={"model": self.model_id, "usage": spent})
+        """``vote`` naming the model that answered for this reviewer and the tokens it spent."""
+        return vote.model_copy(update={"model": self._answering, "usage": spent})
 
 
 class ReviewerVoter:

@@ -20,6 +20,7 @@ from quorum.domain.tools import (
 )
 from quorum.infrastructure.tools.blocking import StopFlag, run_blocking
 from quorum.infrastructure.tools.files import operations, search
+from quorum.infrastructure.tools.files.read_first import require_read
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
 from quorum.infrastructure.tools.shell.launch import CommandLauncher
@@ -177,6 +178,8 @@ class BuiltinToolSource:
             if call.name == "run_command":
                 outcome = await self._run_command(arguments, clearance)
             elif call.name in self._blocking:
+                if call.name in ("write_file", "edit_file") and self._settings.read_before_write:
+                    require_read(self.workspace, arguments.get("path"), call.name)  # here: the run's context
                 work = self._blocking[call.name]
                 outcome = ToolResult(output=await run_blocking(lambda stop: work(arguments, stop)))
             else:
@@ -190,13 +193,17 @@ class BuiltinToolSource:
     async def _run_command(self, arguments: dict[str, Any], clearance: Clearance) -> ToolResult:
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
-            raise ToolRefusedError("command must be a non-empty string")
+            raise ToolRefusedError("command must be a non-empty string: the shell command line to run")
         cwd = self.workspace.resolve(arguments.get("cwd"))
         if not cwd.is_dir():
-            raise ToolRefusedError(f"cwd {arguments.get('cwd')!r} is not a directory")
+            raise ToolRefusedError(
+                f"cwd {arguments.get('cwd')!r} is not a directory; leave cwd out to run in the workspace"
+            )
         timeout = arguments.get("timeout", DEFAULT_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ToolRefusedError(f"timeout must be a positive number of seconds, got {timeout!r}")
+            raise ToolRefusedError(
+                f"timeout must be a positive number of seconds, got {timeout!r}; leave it out for {DEFAULT_TIMEOUT:g}"
+            )
         launch = self.launcher.launch(command, cwd, clearance)
         return await run_command(
             launch.argv,

@@ -39,6 +39,9 @@ class ToolsSettings(Section):
         images: ``"auto"`` sends images tools return (and base64 images found in their text) to
             the model as image input, when its provider accepts images; ``"off"`` replaces them
             with a note. Base64 never reaches the model as text either way.
+        read_before_write: ``write_file`` over an existing file and ``edit_file`` are refused until
+            the conversation has read the file (``read_file``, or an earlier write or edit of it);
+            ``false`` turns the check off.
         command_env: variables passed or set for ``run_command`` (see ``CommandEnvSettings``).
         sandbox: ``[tools.sandbox]``, how ``run_command`` is confined.
     """
@@ -49,6 +52,7 @@ class ToolsSettings(Section):
     risk: dict[str, RiskLevel] = Field(default_factory=dict)
     output_limit_bytes: int = Field(50_000, ge=1_000)
     images: Literal["auto", "off"] = "auto"
+    read_before_write: bool = True
     command_env: CommandEnvSettings = Field(default_factory=CommandEnvSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 

@@ -37,9 +37,11 @@ class Workspace:
         """The real path of ``path`` inside the workspace (it need not exist)."""
         raw = default if path is None or path == "" else str(path)
         if "\x00" in raw:
-            raise ToolRefusedError(f"path {raw!r} contains a NUL byte")
+            raise ToolRefusedError(f"path {raw!r} contains a NUL byte; give the path without it")
         if valid_unicode(raw)[1]:
-            raise ToolRefusedError(f"path {raw!r} is not valid Unicode (it holds a lone surrogate)")
+            raise ToolRefusedError(
+                f"path {raw!r} is not valid Unicode (it holds a lone surrogate); list_dir shows the names"
+            )
         candidate = Path(os.path.expanduser(raw)) if raw.startswith("~") else Path(raw)
         joined = candidate if candidate.is_absolute() else self.root / candidate
         lexical = Path(os.path.normpath(joined))
@@ -49,10 +51,11 @@ class Workspace:
         try:
             real = joined.resolve()
         except RuntimeError as error:  # Python 3.11 raises this for a symbolic link loop
-            raise ToolRefusedError(f"path {raw!r} is a symbolic link loop; refused") from error
+            raise ToolRefusedError(f"path {raw!r} is a symbolic link loop; refused (choose another path)") from error
         if not self._inside(real):
             raise ToolRefusedError(
-                f"path {raw!r} leads outside the workspace through a symbolic link (to {real}); refused"
+                f"path {raw!r} leads outside the workspace through a symbolic link (to {real}); refused "
+                "(use a path inside the workspace)"
             )
         return real
 

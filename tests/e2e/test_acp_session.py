@@ -144,3 +144,13 @@ async def test_stop_reasons_map_to_acp(cli: Cli, config: str, turns: list, mode:
             await within(conn.set_session_mode(session_id=session.session_id, mode_id=mode))
         assert await prompt(conn, session.session_id, "go") == stop
     assert "(quorum: " in client.text()  # why it stopped, said in the editor
+
+
+async def test_reasoning_reaches_the_editor_as_a_thought_apart_from_the_answer(cli: Cli) -> None:
+    model = write_script(cli, [{"reasoning": "Weighing it up.", "text": "The answer."}])
+    client = RecordingClient()
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        assert await prompt(conn, session.session_id, "think") == "end_turn"
+    assert client.text() == "The answer."
+    assert [u.content.text for u in client.of("agent_thought_chunk")] == ["Weighing it up."]

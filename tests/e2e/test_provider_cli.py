@@ -1,7 +1,8 @@
 """``quorum run --json`` as a subprocess against a local OpenAI / Anthropic wire server.
 
 The configured instance (``[providers.local] type = ...``) points at a scripted server started by
-the test; the model calls two built-in low-risk tools over two turns, then answers.
+the test; the model calls two built-in low-risk tools over two turns, then answers. ``responses``
+is the ``openai`` kind with ``api = "responses"`` (``POST /v1/responses``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ SCRIPT = [
 ]
 
 
-@pytest.fixture(params=["openai", "anthropic"])
+@pytest.fixture(params=["openai", "responses", "anthropic"])
 def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, ScriptedHttpServer]]:
     kind = request.param
-    started = openai_server() if kind == "openai" else anthropic_server()
+    started = anthropic_server() if kind == "anthropic" else openai_server()
     try:
         yield kind, started
     finally:
@@ -35,16 +36,21 @@ def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, ScriptedHttpSe
 
 
 def _configure(cli: Cli, kind: str, server: ScriptedHttpServer, *, key: str = "x") -> None:
-    base_url = server.url + "/v1" if kind == "openai" else server.url
+    base_url = server.url if kind == "anthropic" else server.url + "/v1"
+    api = 'api = "responses"\n' if kind == "responses" else ""
+    provider_type = "openai" if kind == "responses" else kind
     cli.write(
         "quorum.toml",
-        f'[providers.local]\ntype = "{kind}"\nbase_url = "{base_url}"\napi_key = "{key}"\nmax_retries = 0\n',
+        f'[providers.local]\ntype = "{provider_type}"\nbase_url = "{base_url}"\napi_key = "{key}"\nmax_retries = 0\n'
+        + api,
     )
 
 
 def _results(kind: str, body: dict[str, Any]) -> dict[str, str]:
     if kind == "openai":
         return {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"}
+    if kind == "responses":
+        return {i["call_id"]: i["output"] for i in body["input"] if i.get("type") == "function_call_output"}
     return {
         b["tool_use_id"]: b["content"]
         for m in body["messages"]

@@ -133,3 +133,30 @@ def test_mcp_list_and_check(cli: Cli) -> None:
     unknown = cli("mcp", "check", "nope", timeout=60)
     assert unknown.code == 2
     assert "no MCP server named 'nope'" in unknown.stderr
+
+
+EDIT_BEFORE_READ = """
+[[turns]]
+tool_calls = [{ name = "edit_file", arguments = { path = "notes.txt", old_text = "hello", new_text = "goodbye" } }]
+
+[[turns]]
+tool_calls = [{ name = "read_file", arguments = { path = "notes.txt" } }]
+
+[[turns]]
+tool_calls = [{ name = "edit_file", arguments = { path = "notes.txt", old_text = "hello", new_text = "goodbye" } }]
+
+[[turns]]
+text = "Edited."
+"""
+
+
+def test_an_edit_before_a_read_is_refused_with_the_next_step_then_made_after_it(cli: Cli) -> None:
+    cli.write("notes.txt", "hello\n")
+    cli.write("script.toml", EDIT_BEFORE_READ)
+    result = cli("run", "--json", "--yes", "--no-log", "--model", "scripted:script.toml", "edit the notes", timeout=120)
+    assert result.code == 0, result.stderr
+    outputs = [e for e in result.events() if e["type"] == "tool_result"]
+    assert [e["is_error"] for e in outputs] == [True, False, False]
+    assert "has not read it: call read_file 'notes.txt' first" in outputs[0]["output"]
+    assert "1 > goodbye" in outputs[2]["output"]
+    assert (cli.workspace / "notes.txt").read_text() == "goodbye\n"

@@ -366,3 +366,20 @@ def test_with_no_model_the_page_says_how_to_set_one_then_runs_the_offline_demo(s
     started = next(m.data for m in web.server.until_waiting(run["run_id"]) if m.type == "run_started")
     assert started["model"] == "scripted:demo"
     assert web.page.get_by_role("alert").is_hidden()  # the advice went with the next send
+
+
+def test_reasoning_is_folded_apart_from_the_answer_and_drawn_as_text(served: Served, browser: Open) -> None:
+    cli, _ = served
+    thought = "Considering <img src=x onerror=window.pwned=6> first.\nThen the answer."
+    script(cli, [{"reasoning": thought, "text": "The answer."}])
+    web = browser()
+    web.send("think")
+    web.ends(1)
+    page = web.page
+    folded = page.locator("details.reasoning")
+    assert folded.count() == 1 and folded.get_attribute("open") is None  # folded until opened
+    assert page.locator(".msg.assistant").inner_text() == "The answer."  # the reasoning is not the answer
+    folded.locator("summary").click()
+    assert folded.locator("pre").inner_text() == thought  # as text
+    assert page.evaluate("window.pwned") is None and page.locator("main img").count() == 0
+    web.assert_only_the_server_was_asked()

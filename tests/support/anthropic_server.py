@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from tests.support.http_server import JsonReply, NoReply, Recorded, Reply, ScriptedHttpServer, SseReply
-from tests.support.script import Disconnect, Fail, Hang, Turn, pieces
+from tests.support.script import Disconnect, Fail, Hang, Thinking, Turn, pieces
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -21,7 +21,9 @@ ERROR_TYPES = {
 
 def message(turn: Turn) -> dict[str, Any]:
     """The non-streaming ``message`` body for ``turn`` (arguments must be dicts here)."""
-    content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+    content: list[dict[str, Any]] = [block.block() for block in turn.thinking]
+    if turn.text:
+        content.append({"type": "text", "text": turn.text})
     for call in turn.calls:
         assert isinstance(call.arguments, dict), "a non-streamed Anthropic tool_use input is an object"
         content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
@@ -49,6 +51,9 @@ def events(turn: Turn) -> list[dict[str, Any]]:
     start["usage"] = {"input_tokens": turn.usage[0], "output_tokens": 1, **_cache_usage(turn)}
     out: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     index = 0
+    for thought in turn.thinking:
+        out.extend(_thinking_events(thought, index, turn.piece))
+        index += 1
     if turn.text:
         out.append({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
         for part in pieces(turn.text, turn.piece):
@@ -103,6 +108,23 @@ def render(item: Any, request: Recorded) -> Reply:
 def anthropic_server() -> ScriptedHttpServer:
     """A started server; its base URL for the SDK is ``server.url`` (no ``/v1``)."""
     return ScriptedHttpServer(render).start()
+
+
+def _thinking_events(thought: Thinking, index: int, piece: int) -> list[dict[str, Any]]:
+    """A thinking block streamed as the API does: text in ``thinking_delta``s, then one ``signature_delta``."""
+    if thought.redacted:
+        start = {"type": "content_block_start", "index": index, "content_block": thought.block()}
+        return [start, {"type": "content_block_stop", "index": index}]
+    empty = {"type": "thinking", "thinking": "", "signature": ""}
+    out: list[dict[str, Any]] = [{"type": "content_block_start", "index": index, "content_block": empty}]
+    for part in pieces(thought.text, piece):
+        out.append(
+            {"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": part}}
+        )
+    signature = {"type": "signature_delta", "signature": thought.signature}
+    out.append({"type": "content_block_delta", "index": index, "delta": signature})
+    out.append({"type": "content_block_stop", "index": index})
+    return out
 
 
 def _without_raw(turn: Turn) -> Turn:

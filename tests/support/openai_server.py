@@ -1,4 +1,5 @@
-"""A local OpenAI Chat Completions server (``POST /v1/chat/completions``), JSON and SSE."""
+"""A local OpenAI server: Chat Completions (``POST /v1/chat/completions``) and the Responses API
+(``POST /v1/responses``, ``openai_responses``), JSON and SSE."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from typing import Any
 
 from tests.support.http_server import JsonReply, NoReply, Recorded, Reply, ScriptedHttpServer, SseReply
+from tests.support.openai_responses import render_turn
 from tests.support.script import Disconnect, Fail, Hang, Turn, pieces
 
 CREATED = 1_700_000_000
@@ -65,7 +67,11 @@ def render(item: Any, request: Recorded) -> Reply:
         return NoReply(item.release)
     if isinstance(item, Disconnect):
         return NoReply()
+    if isinstance(item, JsonReply):  # a body the script gives whole
+        return item
     assert isinstance(item, Turn)
+    if request.path.endswith("/responses"):
+        return render_turn(item, request)
     body = request.body or {}
     if not body.get("stream"):
         return JsonReply(200, completion(item))

@@ -22,6 +22,24 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """An Anthropic ``thinking`` block (``text``, ``signature``), or with ``redacted`` a
+    ``redacted_thinking`` block whose ``data`` is ``signature``. The Responses API renders it as a
+    ``reasoning`` item (``text`` its summary, ``signature`` its ``encrypted_content``); Chat
+    Completions leaves it out."""
+
+    text: str = ""
+    signature: str = ""
+    redacted: bool = False
+
+    def block(self) -> dict[str, Any]:
+        """The block as a non-streamed Messages reply holds it."""
+        if self.redacted:
+            return {"type": "redacted_thinking", "data": self.signature}
+        return {"type": "thinking", "thinking": self.text, "signature": self.signature}
+
+
+@dataclass(frozen=True)
 class Turn:
     """One model response, rendered as JSON or as an SSE stream, as the request asks.
 
@@ -41,6 +59,8 @@ class Turn:
         gate: stream only: after ``gate_after`` frames, wait for this event before going on.
         gate_after: see ``gate``.
         piece: size of the text/argument fragments in a stream.
+        thinking: reasoning before the text: Anthropic thinking blocks, Responses reasoning items
+            (Chat Completions leaves them out).
     """
 
     text: str = ""
@@ -55,6 +75,7 @@ class Turn:
     gate: threading.Event | None = None
     gate_after: int = 2
     piece: int = 4
+    thinking: tuple[Thinking, ...] = ()
 
 
 @dataclass(frozen=True)

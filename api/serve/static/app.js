@@ -104,8 +104,10 @@ class RunView {
         this.source += e.text;
         this.text.replaceChildren(renderMarkdown(this.source));
         break;
+      case "reasoning": this.reasoning(e); break;
       case "tool_call": this.toolCall(e); break;
       case "progress": if (e.message) setStatus(e.message); break;
+      case "model_fallback": setStatus(`${e.from} could not answer (${e.reason}): ${e.to} answers from now on`); break;
       case "approval_requested": this.waiting(e); break;
       case "review": if (!e.approved) this.mark(e.call_id, "rejected", "rejected: " + e.reason); break;
       case "tool_result": this.toolResult(e); break;
@@ -114,6 +116,13 @@ class RunView {
       case "run_finished": this.end(e); break;
       default: break;
     }
+  }
+
+  reasoning(e) {  // the model's reasoning: not the answer, so folded (as text, never as markup)
+    this.text = null;
+    const box = el("details", "reasoning");
+    box.append(el("summary", "", "Reasoning"), el("pre", "", e.text || "(not shown by the provider)"));
+    $("log").append(box);
   }
 
   toolCall(e) {

@@ -11,6 +11,7 @@ attempt).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
 from quorum.application.use_cases.continue_run import open_turn
-from quorum.domain.errors import QuorumError, UsageError
+from quorum.domain.errors import ProviderError, QuorumError, UsageError
 from quorum.domain.events import ApprovalRequested, RunEvent, RunStarted, ToolResultEvent
 from quorum.domain.messages import Message
 from quorum.domain.policy import PolicyRule
@@ -119,7 +120,10 @@ class RunParts:
 def _fail(error: BaseException) -> ApplicationError:
     """An error the workflow sees with its message; Quorum's own errors are not retried."""
     name = type(error).__name__
-    return ApplicationError(f"{name}: {error}", type=name, non_retryable=isinstance(error, QuorumError))
+    # a model that could not answer says why, so the workflow's fallback models can answer instead
+    why = error.unavailable if isinstance(error, ProviderError) else None
+    details = (why,) if why is not None else ()
+    return ApplicationError(f"{name}: {error}", *details, type=name, non_retryable=isinstance(error, QuorumError))
 
 
 class QuorumActivities:
@@ -190,7 +194,8 @@ class QuorumActivities:
             if request.tool_names is not None:
                 schemas = [parts.schema.tool_to_schema(t) for t in tools if t.name in request.tool_names]
             session = parts.gateway.session(request.model_id, request.system_prompt, history=history[:-1])
-            response = await session.request(_sent_by(history[-1], schemas, request.note))
+            turn = dataclasses.replace(_sent_by(history[-1], schemas, request.note), reasoning=request.reasoning)
+            response = await session.request(turn)
             cost = parts.prices.cost(request.model_id, response.usage) if parts.prices is not None else None
             return ModelReply(response=response, facts=await self._facts(parts, response.tool_calls()), cost=cost)
         except QuorumError as error:

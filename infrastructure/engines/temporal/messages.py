@@ -16,7 +16,7 @@ from quorum.application.ports.approvals import CallDecision
 from quorum.application.ports.reviewer import ReviewContext
 from quorum.application.ports.run_store import RecordedEvent
 from quorum.domain.policy import ArgumentView, PolicyRule
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition
 
 WORKFLOW_NAME = "QuorumRun"
@@ -86,6 +86,7 @@ class ModelRequest(_Message):
         tool_names: the tools offered (None: answer without tools, the turn-limit summary).
         note: user text after the results (the turn-limit note).
         after_seq: the request is made only once the run log holds this event (recorded first).
+        reasoning: the turn's reasoning level (``[agent] reasoning``).
     """
 
     run_id: str
@@ -96,6 +97,7 @@ class ModelRequest(_Message):
     note: str | None = None
     after_seq: int = -1
     trace: dict[str, str] = {}
+    reasoning: ReasoningLevel = "off"
 
 
 class ModelReply(_Message):

@@ -17,10 +17,16 @@ with workflow.unsafe.imports_passed_through():
     from quorum.domain.errors import ProviderError
     from quorum.domain.messages import Message
     from quorum.domain.responses import LlmResponse, Usage
-    from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta
+    from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamReasoning, StreamTextDelta
     from quorum.domain.tools import ToolResult
     from quorum.infrastructure.engines.temporal.messages import CallFacts, ModelReply, ModelRequest, RunSpec
-    from quorum.infrastructure.engines.temporal.policies import MODEL, RETRY, cause_of, raise_if_cancelled
+    from quorum.infrastructure.engines.temporal.policies import (
+        MODEL,
+        RETRY,
+        cause_of,
+        raise_if_cancelled,
+        unavailable_of,
+    )
     from quorum.infrastructure.engines.temporal.recorder import WorkflowRecorder
 
 
@@ -92,6 +98,7 @@ class ActivitySession:
             system_prompt=self._system_prompt,
             tool_names=None if tools is None else tuple(str(t["name"]) for t in tools),
             note=turn.note,
+            reasoning=turn.reasoning,
             after_seq=self._recorder.last_seq,
             trace=self._spec.trace,
         )
@@ -101,15 +108,18 @@ class ActivitySession:
             )
         except ActivityError as error:
             raise_if_cancelled(error)
-            raise ProviderError(cause_of(error), provider=self._model_id.partition(":")[0]) from None
+            provider = self._model_id.partition(":")[0]
+            raise ProviderError(cause_of(error), provider=provider, unavailable=unavailable_of(error)) from None
         self._facts.update(reply.facts)
         usage = reply.response.usage
         self._prices.known[(self._model_id, usage)] = reply.cost  # the whole usage: cache parts change the price
         return reply.response
 
     async def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
-        """The response arrives whole from the activity: its text as one delta, then the response."""
+        """The response arrives whole from the activity: its reasoning, its text as one delta, then the response."""
         response = await self.request(turn)
+        for block in response.reasoning():
+            yield StreamReasoning(block=block)
         if response.text_content():
             yield StreamTextDelta(text=response.text_content())
         yield StreamCompleted(response=response)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import cast, get_args
 
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
+
+from quorum.domain.errors import Unavailable
 
 QUICK = timedelta(seconds=60)
 """Run-log writes and claims."""
@@ -28,6 +31,21 @@ def cause_of(error: BaseException) -> str:
     if isinstance(cause, ApplicationError):
         return cause.message
     return str(cause or error)
+
+
+def unavailable_of(error: BaseException) -> Unavailable | None:
+    """Why the model could not answer, when the activity's failure is a ``ProviderError`` that says so.
+
+    The model activity puts ``ProviderError.unavailable`` in its ``ApplicationError``'s details.
+    """
+    cause = error.cause if isinstance(error, ActivityError) else None
+    while isinstance(cause, ActivityError) and cause.cause is not None:
+        cause = cause.cause
+    if isinstance(cause, ApplicationError) and cause.details:
+        why = cause.details[0]
+        if why in get_args(Unavailable):
+            return cast(Unavailable, why)
+    return None
 
 
 def raise_if_cancelled(error: ActivityError) -> None:

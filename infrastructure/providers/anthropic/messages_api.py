@@ -7,7 +7,8 @@ from typing import Any, ClassVar
 
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, ReasoningLevel
+from quorum.infrastructure.providers.anthropic import thinking
 from quorum.infrastructure.providers.anthropic.cache import with_breakpoints
 from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
 from quorum.infrastructure.providers.anthropic.stream import MessageStreamAccumulator
@@ -28,6 +29,7 @@ class MessagesApi(WireApi[AnthropicSettings]):
     Every request carries ``max_tokens`` (the API requires a cap) and the timeout: an explicit
     timeout also stops the SDK from refusing large ``max_tokens`` without streaming. Tools stay in a
     request that forbids their use (``tool_choice: none``): a history holding tool calls needs them.
+    Reasoning is extended thinking (``thinking.py``), its blocks kept and sent back as received.
     With ``cache = "auto"`` each request carries ``cache_control`` breakpoints (``cache.py``).
     """
 
@@ -55,6 +57,9 @@ class MessagesApi(WireApi[AnthropicSettings]):
         if self.settings.cache == "auto":
             request = with_breakpoints(request, self.settings.cache_ttl)
         return request
+
+    def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
+        return thinking.with_thinking(request, level, mode=self.settings.thinking, max_tokens=self.settings.max_tokens)
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         create = client.messages.with_streaming_response.create

@@ -1,8 +1,9 @@
 """The Messages API reply shapes Quorum reads, validated strictly (the SDK validates nothing).
 
 Only the fields Quorum uses are declared; others are ignored, and so are block, delta and event
-types Quorum does not use (thinking, citations, pings). A known type of the wrong shape, such as
-``"content": null`` or a ``tool_use`` whose ``input`` is not an object, makes the reply malformed.
+types Quorum does not use (citations, pings); thinking blocks are kept as received (``thinking.py``).
+A known type of the wrong shape, such as ``"content": null`` or a ``tool_use`` whose ``input`` is not
+an object, makes the reply malformed.
 """
 
 from __future__ import annotations
@@ -74,6 +75,18 @@ class JsonDelta(Shape):
     """An ``input_json_delta``: a fragment of a tool call's input."""
 
     partial_json: str
+
+
+class ThinkingDelta(Shape):
+    """A ``thinking_delta``: a piece of a thinking block's text."""
+
+    thinking: str
+
+
+class SignatureDelta(Shape):
+    """A ``signature_delta``: a thinking block's signature, before the block stops."""
+
+    signature: str
 
 
 class BlockDelta(Shape):

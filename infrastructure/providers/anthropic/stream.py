@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quorum.domain.responses import ContentBlock, LlmResponse, TextBlock
-from quorum.domain.streaming import StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.responses import ContentBlock, LlmResponse, ReasoningBlock, TextBlock
+from quorum.domain.streaming import StreamEvent, StreamReasoning, StreamTextDelta, StreamToolCallDelta
 from quorum.domain.tools import ToolCall
+from quorum.infrastructure.providers.anthropic import thinking
 from quorum.infrastructure.providers.anthropic.shapes import (
     BlockDelta,
     BlockStart,
@@ -15,8 +16,10 @@ from quorum.infrastructure.providers.anthropic.shapes import (
     MessageDelta,
     MessageStart,
     OutputUsage,
+    SignatureDelta,
     TextContent,
     TextDelta,
+    ThinkingDelta,
     ToolUseContent,
 )
 from quorum.infrastructure.providers.anthropic.shapes import Usage as ShapeUsage
@@ -41,13 +44,25 @@ class _Block:
     name: str = ""
     initial_input: dict[str, Any] = field(default_factory=dict)
     parts: list[str] = field(default_factory=list)
+    signature: list[str] = field(default_factory=list)
+    start: dict[str, Any] = field(default_factory=dict)
+    """A thinking block's ``content_block_start`` block, as received."""
+
+    def kept(self) -> ReasoningBlock:
+        """A thinking block as one non-streamed reply holds it: its text and signature joined."""
+        if self.kind == "redacted_thinking":
+            return thinking.kept_block(self.start, "a redacted_thinking block")
+        raw = {**self.start, "thinking": "".join(self.parts), "signature": "".join(self.signature)}
+        return thinking.kept_block(raw, "a thinking block")
 
 
 class MessageStreamAccumulator:
     """Collects content blocks by index; usage starts in ``message_start`` and ends in ``message_delta``.
 
     ``finish`` builds the response with the same function as the non-streaming path, so the two
-    agree for the same reply. Tool-call deltas are numbered by call (0, 1, …), not by block.
+    agree for the same reply. A thinking block's text and signature arrive as deltas and are joined
+    as received; a stopped thinking block is announced (``StreamReasoning``). Tool-call deltas are
+    numbered by call (0, 1, …), not by block.
     """
 
     def __init__(self, errors: ErrorTranslator) -> None:
@@ -99,11 +114,19 @@ class MessageStreamAccumulator:
                 self._input_usage = _cumulative(self._input_usage, delta.usage)
         elif kind == "message_stop":
             self._stopped = True
+        elif kind == "content_block_stop":
+            return self._block_stopped(value.get("index"))
         return []
 
     def _start(self, event: BlockStart) -> list[StreamEvent]:
         raw = event.content_block
         what = f"a content_block_start event: content_block[{event.index}]"
+        if raw.get("type") in thinking.KINDS:
+            start = dict(thinking.kept_block(raw, what).wire)  # checks the shape
+            parts = [start.pop("thinking")] if raw["type"] == "thinking" else []
+            signature = [start.pop("signature")] if raw["type"] == "thinking" else []
+            self._blocks[event.index] = _Block(raw["type"], parts=parts, signature=signature, start=start)
+            return []
         if raw.get("type") == "text":
             text = validated(TextContent, raw, what).text
             self._blocks[event.index] = _Block("text", parts=[text] if text else [])
@@ -130,7 +153,18 @@ class MessageStreamAccumulator:
             part = validated(JsonDelta, event.delta, what).partial_json
             block.parts.append(part)
             return [StreamToolCallDelta(index=block.call_index, arguments_delta=part)]
+        if kind == "thinking_delta" and block.kind == "thinking":
+            block.parts.append(validated(ThinkingDelta, event.delta, what).thinking)
+        elif kind == "signature_delta" and block.kind == "thinking":
+            block.signature.append(validated(SignatureDelta, event.delta, what).signature)
         return []
+
+    def _block_stopped(self, index: Any) -> list[StreamEvent]:
+        """A thinking block that stops is complete: announced, before the text after it streams."""
+        block = self._blocks.get(index) if isinstance(index, int) else None
+        if block is None or block.kind not in thinking.KINDS:
+            return []
+        return [StreamReasoning(block=block.kept())]
 
     def finish(self) -> LlmResponse:
         """The complete response.
@@ -145,6 +179,9 @@ class MessageStreamAccumulator:
         for _, block in sorted(self._blocks.items()):
             if block.kind == "text":
                 content.append(TextBlock(text="".join(block.parts)))
+                continue
+            if block.kind in thinking.KINDS:
+                content.append(block.kept())
                 continue
             text = "".join(block.parts)
             if text.strip():

@@ -6,8 +6,9 @@ from typing import Any
 
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
-from quorum.domain.responses import ContentBlock, LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.responses import ContentBlock, LlmResponse, ReasoningBlock, StopReason, TextBlock, Usage
 from quorum.domain.tools import ImagePart, ToolCall, ToolResult
+from quorum.infrastructure.providers.anthropic import thinking
 from quorum.infrastructure.providers.anthropic.shapes import Message as MessageShape
 from quorum.infrastructure.providers.anthropic.shapes import TextContent, ToolUseContent
 from quorum.infrastructure.providers.http_body import raise_error_object, validated
@@ -31,11 +32,15 @@ def message_to_wire(message: Message) -> list[Wire]:
 
     Empty text blocks are dropped (the API refuses them); a message of one text is sent as a
     plain string. Two messages of the same role in a row are merged by the API itself. Images the
-    user sent with a task become ``image`` blocks (base64 sources) after its text.
+    user sent with a task become ``image`` blocks (base64 sources) after its text. Kept thinking
+    blocks go back where they were, as received; another API's reasoning is left out.
     """
     blocks: list[Wire] = []
     for block in message.content:
-        if isinstance(block, TextBlock):
+        if isinstance(block, ReasoningBlock):
+            if (kept := thinking.block_to_wire(block)) is not None:
+                blocks.append(kept)
+        elif isinstance(block, TextBlock):
             if block.text:
                 blocks.append({"type": "text", "text": block.text})
         elif isinstance(block, ToolCall):
@@ -88,7 +93,9 @@ def build_response(content: list[ContentBlock], stop: str | None, model: str | N
 
 
 def parse_message(body: dict[str, Any]) -> LlmResponse:
-    """A ``message`` JSON body as a neutral response; block types Quorum does not use are left out.
+    """A ``message`` JSON body as a neutral response.
+
+    Thinking blocks are kept as received (``thinking``); block types Quorum does not use are left out.
 
     Raises:
         ErrorReply: the body is an error object.
@@ -104,6 +111,8 @@ def parse_message(body: dict[str, Any]) -> LlmResponse:
         elif kind == "tool_use":
             call = validated(ToolUseContent, raw, f"the message: content[{index}]")
             content.append(ToolCall(native_id=call.id, name=call.name, arguments=call.input))
+        elif kind in thinking.KINDS:
+            content.append(thinking.kept_block(raw, f"the message: content[{index}]"))
     return build_response(content, message.stop_reason, message.model or None, usage_of(message.usage))
 
 

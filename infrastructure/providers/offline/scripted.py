@@ -3,6 +3,7 @@
 Script format (TOML shown; JSON has the same shape)::
 
     [[turns]]
+    reasoning = "First the layout."                      # optional: a reasoning event, not the answer
     text = "Let me look around."                         # optional
     tool_calls = [{ name = "list_dir", arguments = {} }] # optional
     usage = { input_tokens = 10, output_tokens = 5 }     # optional
@@ -37,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.errors import ConfigurationError, ProviderError, UsageError
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, StopReason, TextBlock, Usage
+from quorum.domain.responses import LlmResponse, ReasoningBlock, StopReason, TextBlock, Usage
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.plugins.contracts import ProviderContext
 from quorum.infrastructure.providers.offline.session import OfflineSession
@@ -54,6 +55,7 @@ class ScriptedCall(BaseModel):
 class ScriptedTurn(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    reasoning: str = ""
     text: str = ""
     tool_calls: list[ScriptedCall] = Field(default_factory=list)
     usage: Usage = Usage()
@@ -141,7 +143,10 @@ class ScriptedSession(OfflineSession):
             )
         turn = self._turns[self._served]
         self._served += 1
-        blocks: list[Any] = [TextBlock(text=turn.text)] if turn.text else []
+        blocks: list[Any] = [ReasoningBlock(api="scripted", wire={"text": turn.reasoning}, text=turn.reasoning)]
+        blocks = blocks if turn.reasoning else []
+        if turn.text:
+            blocks.append(TextBlock(text=turn.text))
         for i, call in enumerate(turn.tool_calls, 1):
             blocks.append(
                 ToolCall(native_id=call.id or f"call_{self._served}_{i}", name=call.name, arguments=call.arguments)

@@ -6,8 +6,14 @@ from collections.abc import AsyncIterator, Sequence
 
 from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, TextBlock
-from quorum.domain.streaming import StreamCompleted, StreamEvent, StreamTextDelta, StreamToolCallDelta
+from quorum.domain.responses import LlmResponse, ReasoningBlock, TextBlock
+from quorum.domain.streaming import (
+    StreamCompleted,
+    StreamEvent,
+    StreamReasoning,
+    StreamTextDelta,
+    StreamToolCallDelta,
+)
 from quorum.domain.tools import ToolCall, ToolResult
 
 
@@ -59,9 +65,11 @@ class OfflineSession:
 
 
 async def _stream(response: LlmResponse) -> AsyncIterator[StreamEvent]:
-    """Replay a response as a real stream would: text word by word, then tool-call deltas."""
+    """Replay a response as a real stream would: reasoning, text word by word, then tool-call deltas."""
     for index, block in enumerate(response.content):
-        if isinstance(block, TextBlock):
+        if isinstance(block, ReasoningBlock):
+            yield StreamReasoning(block=block)
+        elif isinstance(block, TextBlock):
             words = block.text.split(" ")
             for i, word in enumerate(words):
                 yield StreamTextDelta(text=word if i == len(words) - 1 else word + " ")

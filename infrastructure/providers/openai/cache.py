@@ -1,4 +1,4 @@
-"""Prompt caching on OpenAI: one ``prompt_cache_key`` for every request of a conversation.
+"""Prompt caching on OpenAI: one ``prompt_cache_key`` for every request of a conversation (both APIs).
 
 OpenAI caches prompt prefixes by itself; the key only routes requests that share a prefix to the
 same cache, so a run's requests (and those of the runs continuing its conversation) find what the
@@ -23,11 +23,15 @@ def prompt_cache_key(messages: list[Wire]) -> str | None:
     return None
 
 
+_TEXT_PARTS = ("text", "input_text")
+"""A text part of a Chat Completions message, of a Responses ``message`` item."""
+
+
 def _first_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         for part in content:
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+            if isinstance(part, dict) and part.get("type") in _TEXT_PARTS and isinstance(part.get("text"), str):
                 return str(part["text"])
     return ""

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse
+from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.openai.cache import prompt_cache_key
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
@@ -26,8 +26,10 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
     The output cap (``max_tokens`` in the settings) is sent as ``max_completion_tokens`` to the
     OpenAI API, which replaced ``max_tokens`` (reasoning models refuse it), and as ``max_tokens``
     to a custom endpoint (what compatible servers know). ``images = false`` replaces the images of
-    tool results and tasks with a note. With ``cache = "auto"`` every request of a conversation
-    carries the same ``prompt_cache_key`` (``cache.py``).
+    tool results and tasks with a note. Reasoning is ``reasoning_effort``; Chat Completions
+    returns no reasoning to keep (Anthropic's kept blocks are never sent here). With
+    ``cache = "auto"`` every request of a conversation carries the same ``prompt_cache_key``
+    (``cache.py``).
     """
 
     sdk: ClassVar[str] = "openai"
@@ -58,6 +60,10 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
         if self.settings.cache == "auto" and (key := prompt_cache_key(messages)):
             request["prompt_cache_key"] = key
         return request
+
+    def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
+        """``reasoning_effort`` at the level (``off``: none; the model's default)."""
+        return request if level == "off" else {**request, "reasoning_effort": level}
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         create = client.chat.completions.with_streaming_response.create

@@ -11,13 +11,22 @@ from quorum.infrastructure.plugins.hookspecs import hookimpl
 from quorum.infrastructure.plugins.registries import ProviderRegistry
 from quorum.infrastructure.providers.gateway_base import SdkGateway, register_sdk_kind
 from quorum.infrastructure.providers.openai.chat_api import ChatCompletionsApi
+from quorum.infrastructure.providers.openai.responses_api import ResponsesApi
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
+from quorum.infrastructure.providers.wire_api import WireApi
 
 
 class OpenAIChatGateway(SdkGateway[OpenAISettings]):
-    """Opens sessions on the Chat Completions API of OpenAI or an OpenAI-compatible server."""
+    """Opens sessions on OpenAI or an OpenAI-compatible server: Chat Completions, or the Responses API.
+
+    The instance's ``api`` setting chooses (``"chat"``, the default, or ``"responses"``).
+    """
 
     api = ChatCompletionsApi
+
+    @classmethod
+    def api_for(cls, settings: OpenAISettings) -> type[WireApi[OpenAISettings]]:
+        return ResponsesApi if settings.api == "responses" else ChatCompletionsApi
 
 
 @hookimpl
@@ -28,5 +37,6 @@ def quorum_register_providers(registry: ProviderRegistry) -> None:
         "openai",
         OpenAIChatGateway,
         OpenAISettings,
-        "OpenAI Chat Completions: api.openai.com, or any OpenAI-compatible server via base_url.",
+        'OpenAI Chat Completions or the Responses API (api = "responses"): api.openai.com, or any '
+        "OpenAI-compatible server via base_url.",
     )

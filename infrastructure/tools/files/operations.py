@@ -15,8 +15,11 @@ from typing import Any
 from quorum.domain.errors import ToolRefusedError
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag
 from quorum.infrastructure.tools.files.atomic_write import Replaced, replace_file
+from quorum.infrastructure.tools.files.edit_view import edited_lines
+from quorum.infrastructure.tools.files.next_step import missing
 from quorum.infrastructure.tools.files.read_lines import read_lines
 from quorum.infrastructure.tools.files.regular import kind_of, open_regular, refuse_unless_regular
+from quorum.infrastructure.tools.files.structured import FORMATS, broken_warning
 from quorum.infrastructure.tools.workspace import Workspace, printable
 
 BINARY_SNIFF_BYTES = 8192
@@ -44,9 +47,9 @@ def _int_arg(arguments: dict[str, Any], name: str, default: int | None, minimum:
 def _existing_file(workspace: Workspace, raw: Any) -> Path:
     path = workspace.resolve(raw)
     if not path.exists():
-        raise ToolRefusedError(f"no such file: {raw!r}")
+        raise ToolRefusedError(missing(workspace, raw))
     if path.is_dir():
-        raise ToolRefusedError(f"{raw!r} is a directory; use list_dir")
+        raise ToolRefusedError(f"{raw!r} is a directory; use list_dir {raw!r} to see its files")
     return path
 
 
@@ -70,7 +73,9 @@ def read_file(workspace: Workspace, arguments: dict[str, Any], limit_bytes: int,
         budget = max(limit_bytes - room, limit_bytes // 2)
         lines = read_lines(handle, size, offset, limit, budget, stop)
     if lines.shown == 0 and offset > 1:
-        raise ToolRefusedError(f"offset {offset} is past the end of {raw!r} ({lines.lines_seen} lines)")
+        raise ToolRefusedError(
+            f"offset {offset} is past the end of {raw!r} ({lines.lines_seen} lines); read it with a smaller offset"
+        )
     body = lines.data.decode("utf-8", errors="replace")
     notes = []
     if lines.cut_line is not None:
@@ -106,19 +111,39 @@ def write_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
     raw = arguments.get("path")
     content = arguments.get("content")
     if not isinstance(content, str):
-        raise ToolRefusedError("content must be a string")
+        raise ToolRefusedError("content must be a string: the complete new text of the file")
     path = workspace.resolve(raw)
     if path == workspace.root or path.is_dir():
-        raise ToolRefusedError(f"{raw!r} is a directory")
+        raise ToolRefusedError(f"{raw!r} is a directory; give a file path inside it")
     old = _lstat_or_none(path, raw, "write_file")
+    before = _structured_text(path, old)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise ToolRefusedError(f"content is not valid Unicode text ({error.reason} at {error.start})") from error
+        raise ToolRefusedError(
+            f"content is not valid Unicode text ({error.reason} at {error.start}); send it as text"
+        ) from error
     replaced = replace_file(path, data, old)
     verb = "overwrote" if replaced.existed else "created"
-    return f"{verb} {workspace.relative(path)} ({len(data)} bytes){_links_note(replaced)}"
+    shown = workspace.relative(path)
+    warning = broken_warning(shown, before, content) if shown_structured(shown) else ""
+    return f"{verb} {shown} ({len(data)} bytes){_links_note(replaced)}{warning}"
+
+
+def shown_structured(name: str) -> bool:
+    """Whether ``name`` is a file whose format is checked after a change (JSON, TOML, YAML)."""
+    return Path(name).suffix.lower() in FORMATS
+
+
+def _structured_text(path: Path, old: os.stat_result | None) -> str | None:
+    """The current text of a structured file about to be overwritten (None: new, too large, unreadable)."""
+    if old is None or not shown_structured(path.name) or old.st_size > EDIT_MAX_BYTES:
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
@@ -128,19 +153,27 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
     if not isinstance(old, str) or not isinstance(new, str):
         raise ToolRefusedError("old_text and new_text must be strings")
     if old == "":
-        raise ToolRefusedError("old_text is empty; give the exact text to replace")
+        raise ToolRefusedError("old_text is empty; give the exact text to replace (read_file shows it)")
+    if old == new:
+        raise ToolRefusedError(
+            "old_text and new_text are the same, so nothing would change; put the changed text in new_text"
+        )
     path = _existing_file(workspace, raw)
     with open_regular(path, str(raw), "edit_file") as handle:
         before = os.fstat(handle.fileno())
         data = handle.read(EDIT_MAX_BYTES + 1)
     if len(data) > EDIT_MAX_BYTES:
-        raise ToolRefusedError(f"{raw!r} is over {EDIT_MAX_BYTES // 1_000_000} MB; edit_file edits smaller files")
+        raise ToolRefusedError(
+            f"{raw!r} is over {EDIT_MAX_BYTES // 1_000_000} MB; edit_file edits smaller files (use run_command)"
+        )
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
-        raise ToolRefusedError(f"{raw!r} is a binary file; edit_file only edits text")
+        raise ToolRefusedError(f"{raw!r} is a binary file; edit_file only edits text (use run_command)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ToolRefusedError(f"{raw!r} is not valid UTF-8 text ({error.reason})") from error
+        raise ToolRefusedError(
+            f"{raw!r} is not valid UTF-8 text ({error.reason}); use run_command to change it"
+        ) from error
     count = text.count(old)
     if count == 0:
         raise ToolRefusedError(f"old_text was not found in {raw!r}; read the file and copy the text exactly")
@@ -152,9 +185,16 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
     try:
         new_data = text.replace(old, new, 1).encode("utf-8")
     except UnicodeEncodeError as error:
-        raise ToolRefusedError(f"new_text is not valid Unicode text ({error.reason})") from error
+        raise ToolRefusedError(f"new_text is not valid Unicode text ({error.reason}); send it as text") from error
     replaced = replace_file(path, new_data, before)
-    return f"edited {workspace.relative(path)}: replaced 1 occurrence at line {line}{_links_note(replaced)}"
+    shown = workspace.relative(path)
+    after = text.replace(old, new, 1)
+    warning = broken_warning(shown, text, after) if shown_structured(shown) else ""
+    view = edited_lines(after, line, new.count("\n") + (0 if new.endswith("\n") else 1))
+    return (
+        f"edited {shown}: replaced 1 occurrence at line {line}{_links_note(replaced)}{warning}\n"
+        f"{shown} now reads (changed lines marked >):\n{view}"
+    )
 
 
 def list_dir(workspace: Workspace, arguments: dict[str, Any]) -> str:
@@ -162,9 +202,9 @@ def list_dir(workspace: Workspace, arguments: dict[str, Any]) -> str:
     raw = arguments.get("path")
     path = workspace.resolve(raw)
     if not path.exists():
-        raise ToolRefusedError(f"no such directory: {raw!r}")
+        raise ToolRefusedError(missing(workspace, raw, "directory"))
     if not path.is_dir():
-        raise ToolRefusedError(f"{raw!r} is a file; use read_file")
+        raise ToolRefusedError(f"{raw!r} is a file; use read_file {raw!r}")
     lines: list[str] = []
     with os.scandir(path) as entries:
         for entry in sorted(entries, key=lambda e: e.name):

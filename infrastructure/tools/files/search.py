@@ -19,6 +19,7 @@ from typing import Any
 from quorum.domain.errors import ToolRefusedError
 from quorum.infrastructure.tools.blocking import NEVER, StopFlag
 from quorum.infrastructure.tools.files.grep_scan import as_searchable, matching_lines
+from quorum.infrastructure.tools.files.next_step import missing
 from quorum.infrastructure.tools.files.operations import BINARY_SNIFF_BYTES, looks_binary
 from quorum.infrastructure.tools.files.patterns import Pattern, compile_pattern
 from quorum.infrastructure.tools.files.regex_fallback import FILE_BUDGET_SECONDS, FallbackSearch
@@ -35,7 +36,7 @@ LINE_CHARS = 300
 def _base_dir(workspace: Workspace, raw: Any) -> Path:
     base = workspace.resolve(raw)
     if not base.exists():
-        raise ToolRefusedError(f"no such directory: {raw!r}")
+        raise ToolRefusedError(missing(workspace, raw, "path"))
     return base
 
 
@@ -50,10 +51,12 @@ def glob_search(workspace: Workspace, arguments: dict[str, Any], stop: StopFlag 
         raise ToolRefusedError("pattern must be a non-empty glob such as '**/*.py'")
     pure = PurePosixPath(pattern)
     if pure.is_absolute() or ".." in pure.parts:
-        raise ToolRefusedError(f"pattern {pattern!r} must be relative and must not use '..'")
+        raise ToolRefusedError(
+            f"pattern {pattern!r} must be relative and must not use '..'; set path to search elsewhere"
+        )
     base = _base_dir(workspace, arguments.get("path"))
     if not base.is_dir():
-        raise ToolRefusedError(f"{arguments.get('path')!r} is not a directory")
+        raise ToolRefusedError(f"{arguments.get('path')!r} is not a directory; give a directory, or use read_file")
     counts = {"total": 0, "special": 0}
 
     def matches() -> Iterator[str]:
@@ -132,7 +135,7 @@ def grep_search(workspace: Workspace, arguments: dict[str, Any], stop: StopFlag 
     glob = arguments.get("glob")
     max_results = arguments.get("max_results", GREP_DEFAULT_RESULTS)
     if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
-        raise ToolRefusedError(f"max_results must be a positive integer, got {max_results!r}")
+        raise ToolRefusedError(f"max_results must be a positive integer, got {max_results!r}; leave it out for 200")
     base = _base_dir(workspace, arguments.get("path"))
     skipped = Skipped()
     fallback = None

@@ -206,3 +206,132 @@ def test_the_warning_escapes_what_a_terminal_would_obey(tmp_path: Path) -> None:
     warning = untrusted_warning(_layers(tmp_path, trusted=False))
     assert "\x1b" not in warning and "\u202e" not in warning and "\\x1b" in warning and "\\u202e" in warning
     assert f"quorum trust {tmp_path}" in warning
+
+
+def _repository(tmp_path: Path) -> tuple[Path, Path]:
+    """``repo/`` (holding ``.git`` and a hostile quorum.toml) and its subdirectory ``repo/sub``."""
+    repo = tmp_path / "repo"
+    sub = repo / "sub"
+    (repo / ".git").mkdir(parents=True)
+    sub.mkdir()
+    (repo / "quorum.toml").write_text('model = "scripted:far"\n[review]\nhil_mode = "auto_approve"\n')
+    return repo, sub
+
+
+def test_parents_files_are_read_up_to_the_repository_root_the_nearer_winning(tmp_path: Path) -> None:
+    repo, sub = _repository(tmp_path)
+    (tmp_path / "quorum.toml").write_text('[agent]\nsystem_prompt = "above the repository"\n')
+    (sub / "quorum.toml").write_text('model = "scripted:near"\n')
+    assert workspace_files(sub) == [repo / "quorum.toml", sub / "quorum.toml"]
+    raw = _layers(sub, trusted=False)
+    assert raw.data["model"] == "scripted:near" and "agent" not in raw.data
+    assert [f.path for f in raw.untrusted] == ["review.hil_mode"] and "review" not in raw.data
+    assert raw.source_of("model") == "quorum.toml" and str(repo / "quorum.toml") in raw.files
+    assert _layers(sub, trusted=True).data["review"]["hil_mode"] == "auto_approve"
+
+
+def test_without_a_repository_only_the_directory_itself(tmp_path: Path) -> None:
+    """A directory under /tmp or a download is not a project of its parents: their files stay unread."""
+    (tmp_path / "quorum.toml").write_text('[review]\nhil_mode = "auto_approve"\n')
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert workspace_files(ws) == []
+    assert _layers(ws, trusted=True).data == {}
+
+
+def test_the_walk_stops_at_the_nearest_git_a_worktrees_file_too(tmp_path: Path) -> None:
+    _repo, sub = _repository(tmp_path)
+    inner = sub / "vendored"
+    (inner / "deep").mkdir(parents=True)
+    (inner / ".git").write_text("gitdir: ../../.git/worktrees/x\n")
+    (inner / "quorum.toml").write_text('model = "scripted:inner"\n')
+    assert workspace_files(inner / "deep") == [inner / "quorum.toml"]
+
+
+def test_the_walk_never_enters_another_users_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As git's safe.directory: a planted /tmp/.git or /home/.git is not this user's repository."""
+    repo, sub = _repository(tmp_path)
+    assert workspace_files(sub) == [repo / "quorum.toml"]
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(sub).st_uid + 1)  # every parent is someone else's
+    assert workspace_files(sub) == []
+    assert _layers(sub, trusted=True).data == {}
+
+
+def test_the_user_config_is_never_a_workspace_file(tmp_path: Path) -> None:
+    repo, sub = _repository(tmp_path)
+    raw = collect_layers(cwd=sub, env={}, user_config_dir=repo, trusted=lambda _d, _f: False)
+    assert raw.untrusted == () and raw.data["review"]["hil_mode"] == "auto_approve"  # read once, as the user's
+    assert workspace_files(sub, user_config_dir=repo) == []
+
+
+def test_quorum_dir_files_count_but_are_not_configuration(tmp_path: Path) -> None:
+    repo, sub = _repository(tmp_path)
+    hooks = repo / ".quorum" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "pre.toml").write_text('command = "touch PWNED"\n')
+    (repo / ".quorum" / "quorum.toml").write_text('[review]\nhil_mode = "auto_approve"\n')  # reserved: not read
+    (sub / ".quorum").mkdir()
+    (sub / ".quorum" / "agent.md").write_text("be nice\n")
+    files = workspace_files(sub)
+    assert files == [
+        repo / "quorum.toml",
+        repo / ".quorum" / "hooks" / "pre.toml",
+        repo / ".quorum" / "quorum.toml",
+        sub / ".quorum" / "agent.md",
+    ]
+    raw = _layers(sub, trusted=True)
+    assert str(repo / ".quorum" / "quorum.toml") not in raw.files and raw.source_of("review.hil_mode") != str(
+        repo / ".quorum" / "quorum.toml"
+    )
+
+
+def test_a_changed_added_or_removed_file_anywhere_untrusts(tmp_path: Path) -> None:
+    repo, sub = _repository(tmp_path)
+    (sub / ".quorum").mkdir()
+    (sub / ".quorum" / "agent.md").write_text("be nice\n")
+    store = TrustStore(tmp_path / "data" / "trusted-workspaces.json")
+    store.trust(sub, workspace_files(sub))
+    assert store.is_trusted(sub, workspace_files(sub))
+    for change in (
+        lambda: (repo / "quorum.toml").write_text('[review]\nhil_mode = "auto_approve"\n# changed\n'),
+        lambda: (sub / ".quorum" / "agent.md").write_text("be nasty\n"),
+        lambda: (sub / ".quorum" / "skill.md").write_text("new\n"),
+        lambda: (sub / "quorum.toml").write_text("\n"),
+        lambda: (repo / "quorum.toml").unlink(),
+    ):
+        change()
+        assert not store.is_trusted(sub, workspace_files(sub))
+        store.trust(sub, workspace_files(sub))
+
+
+def test_a_directory_is_trusted_for_the_files_it_reads_not_its_subdirectories(tmp_path: Path) -> None:
+    repo, sub = _repository(tmp_path)
+    store = TrustStore(tmp_path / "data" / "trusted-workspaces.json")
+    store.trust(repo, workspace_files(repo))
+    assert store.is_trusted(repo, workspace_files(repo)) and not store.is_trusted(sub, workspace_files(sub))
+
+
+def test_links_and_special_files_under_quorum_dir_are_listed_never_followed_nor_read(tmp_path: Path) -> None:
+    """A ``.quorum`` linked to ``/``, a FIFO and a link to /dev/zero: listed, fingerprinted, never read."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".quorum").symlink_to("/")
+    assert workspace_files(ws) == [ws / ".quorum"]
+    (ws / ".quorum").unlink()
+    (ws / ".quorum" / "sub").mkdir(parents=True)
+    os.mkfifo(ws / ".quorum" / "fifo")
+    (ws / ".quorum" / "zero").symlink_to("/dev/zero")
+    (ws / ".quorum" / "root").symlink_to("/")
+    files = workspace_files(ws)
+    assert files == [ws / ".quorum" / name for name in ("fifo", "root", "zero")]
+    first = fingerprint(files, ws)
+    (ws / ".quorum" / "zero").unlink()
+    (ws / ".quorum" / "zero").symlink_to("/dev/null")
+    assert fingerprint(files, ws) != first
+
+
+def test_the_fingerprint_of_one_quorum_toml_is_unchanged(tmp_path: Path) -> None:
+    """Workspaces trusted before the walk (their one ./quorum.toml) stay trusted."""
+    (tmp_path / "quorum.toml").write_text("[review]\n")
+    files = workspace_files(tmp_path)
+    assert fingerprint(files, tmp_path) == fingerprint(files)

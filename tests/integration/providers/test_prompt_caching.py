@@ -270,6 +270,25 @@ async def test_openai_requests_of_a_run_and_its_continuation_share_one_cache_key
     assert first.cost == pytest.approx(_cost(first.usage), abs=1e-9)
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "plain"])
+async def test_the_responses_api_sends_the_cache_key_and_reports_cached_tokens(
+    stream: bool, oai_server: ScriptedHttpServer
+) -> None:
+    gateway = openai_gateway(oai_server, api="responses")
+    oai_server.enqueue(*OPENAI_LOOP)
+    instance = ProviderInstance("local", "openai", OpenAISettings(api="responses", prices=TokenPrices(**PRICES)))
+    agent, observer = _agent(gateway, ProviderPrices({"local": instance}))
+
+    await agent.execute(RunRequest(task="read a", model_id="local:gpt-x", params=ExecutionParams(stream=stream)))
+
+    await gateway.aclose()
+    keys = [body.get("prompt_cache_key") for body in oai_server.bodies()]
+    assert len(keys) == 3 and keys[0] and set(keys) == {keys[0]}
+    finished = observer.of("run_finished")[0]
+    assert (finished.usage.input_tokens, finished.usage.cache_read_input_tokens) == (3760, 2432)
+    assert finished.cost == pytest.approx(_cost(finished.usage), abs=1e-9)
+
+
 async def test_another_conversation_has_another_cache_key(oai_server: ScriptedHttpServer) -> None:
     gateway = openai_gateway(oai_server)
     oai_server.enqueue(Turn(text="a"), Turn(text="b"))

@@ -1,4 +1,4 @@
-"""Property: for any reply, the streamed response equals the plain one (both SDKs, real HTTP)."""
+"""Property: for any reply, the streamed response equals the plain one (both SDKs, all three APIs, real HTTP)."""
 
 from __future__ import annotations
 
@@ -36,15 +36,18 @@ def turns(draw: Any) -> Turn:
     )
 
 
-@pytest.fixture(scope="module", params=["openai", "anthropic"])
+@pytest.fixture(scope="module", params=["openai", "responses", "anthropic"])
 def wire(request: pytest.FixtureRequest) -> Iterator[tuple[str, ScriptedHttpServer]]:
-    server = openai_server() if request.param == "openai" else anthropic_server()
+    server = anthropic_server() if request.param == "anthropic" else openai_server()
     yield request.param, server
     server.stop()
 
 
 async def _both(kind: str, server: ScriptedHttpServer, turn: Turn) -> tuple[Any, list[Any]]:
-    gateway = openai_gateway(server) if kind == "openai" else anthropic_gateway(server)
+    if kind == "anthropic":
+        gateway: Any = anthropic_gateway(server)
+    else:
+        gateway = openai_gateway(server, api="responses" if kind == "responses" else "chat")
     server.enqueue(turn, turn)
     try:
         plain = await gateway.session("m").request(TurnInput.user("go", TOOLS))

@@ -44,3 +44,24 @@ def test_unknown_provider_missing_key_and_missing_script_are_named(
 def test_plugin_reviewers_are_left_to_their_plugin(catalog: PluginCatalog, gateway: PluginLlmGateway) -> None:
     # "human" is registered by the built-in review plugin; seating it is refused when the panel is built
     assert problems(catalog, gateway, "human") == {}
+
+
+def test_a_seat_fallback_that_cannot_be_opened_is_named(catalog: PluginCatalog, gateway: PluginLlmGateway) -> None:
+    review = ReviewSettings.model_validate(
+        {"reviewers": ["test", {"model": "openai:gpt-4.1-mini", "fallback": "nosuchprovider:model"}]}
+    )
+    keyed = PluginLlmGateway(registry=catalog.providers, instances={}, env={"OPENAI_API_KEY": "sk-test"})
+    found = {p.key: p.message for p in check_panel(review, catalog.reviewers, keyed)}
+    assert list(found) == ["review.reviewers[1]"]
+    assert found["review.reviewers[1]"].startswith("fallback 'nosuchprovider:model' cannot be used: unknown provider")
+    assert review.names() == ["test", "openai:gpt-4.1-mini"]
+
+
+def test_a_seat_table_needs_model_ids() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="fallback 'spare': expected 'provider:model'"):
+        ReviewSettings.model_validate({"reviewers": [{"model": "openai:gpt-4.1", "fallback": "spare"}]})
+    with pytest.raises(ValidationError, match="reviewer model 'my_plugin': expected 'provider:model'"):
+        ReviewSettings.model_validate({"reviewers": [{"model": "my_plugin", "fallback": "openai:gpt-4.1"}]})

@@ -108,3 +108,15 @@ def test_a_deferred_call_runs_once_after_approve(tcli: Cli, worker: Worker) -> N
     assert again.code == 2, again.stderr
     assert (tcli.workspace / "one.txt").read_text() == "changed by hand\n"  # never a second execution
     assert tcli("pending", run_id).stdout.startswith("nothing is waiting")
+
+
+def test_reasoning_gives_the_same_events_as_local_and_is_not_the_answer(tcli: Cli, worker: Worker) -> None:
+    script = {"turns": [{"reasoning": "Nothing to change.", "text": "all done"}], "conversation": "continue"}
+    tcli.write("r.json", json.dumps(script))
+    on_temporal = tcli("run", "--reasoning", "high", "--model", "scripted:r.json", "--json", "think")
+    assert on_temporal.code == 0, on_temporal.stderr
+    local = tcli("run", "--engine", "local", "--reasoning", "high", "--model", "scripted:r.json", "--json", "think")
+    assert _comparable(on_temporal.events()) == _comparable(local.events())
+    reasoning = [e for e in on_temporal.events() if e["type"] == "reasoning"]
+    assert [e["text"] for e in reasoning] == ["Nothing to change."]
+    assert on_temporal.events()[-1]["output"] == "all done"

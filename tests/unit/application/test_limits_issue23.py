@@ -32,9 +32,51 @@ async def test_the_fourth_identical_call_in_a_row_is_not_executed(h: Harness) ->
 async def test_other_arguments_or_a_call_in_between_reset_the_guard(h: Harness) -> None:
     h.tools.add("read", read)
     a, b = ("read", {"path": "a.txt"}), ("read", {"path": "b.txt"})
-    h.session.script = [calls(a), calls(a), calls(a), calls(b), calls(a), calls(a), text("done")]
+    h.session.script = [calls(a), calls(a), calls(b), calls(a), calls(b), text("done")]
     await h.run(max_tool_turns=10)
-    assert len(h.tools.executed) == 6
+    assert len(h.tools.executed) == 5  # a ran 3 times, b twice: no call repeats 3 runs to the same result
+
+
+async def test_an_alternating_cycle_is_caught_then_stopped_as_loop_detected(h: Harness) -> None:
+    h.tools.add("read", read)
+    h.tools.add("edit", read)
+    a, b = ("read", {"path": "a.txt"}), ("edit", {"path": "a.txt"})
+    h.session.script = [calls(a), calls(b), calls(a), calls(b), calls(a), calls(b), calls(a), calls(b), calls(a)]
+    result = await h.run(max_tool_turns=20)
+    assert len(h.tools.executed) == 6  # each ran 3 times to the same result
+    first, second = h.results_sent(6)[0], h.results_sent(7)[0]
+    assert first.is_error and first.output == say.cycled_call("read", 3, 1)
+    assert "going round in a circle" in first.output and "Do not repeat it" in first.output
+    assert second.output == say.cycled_call("edit", 3, 0)
+    assert result.stop_reason == "loop_detected"
+    assert result.detail == say.loop_detected(2)
+
+
+async def test_a_model_that_heeds_the_warning_goes_on(h: Harness) -> None:
+    h.tools.add("read", read)
+    h.tools.add("edit", read)
+    a, b, c = ("read", {"path": "a.txt"}), ("edit", {"path": "a.txt"}), ("read", {"path": "b.txt"})
+    h.session.script = [calls(a), calls(b), calls(a), calls(b), calls(a), calls(b), calls(a), calls(c), text("done")]
+    result = await h.run(max_tool_turns=20)
+    assert result.stop_reason == "end_turn" and result.output == "done"
+    assert len(h.tools.executed) == 7
+
+
+async def test_a_call_whose_result_changes_is_progress_not_a_cycle(h: Harness) -> None:
+    count = 0
+
+    async def changing(args: dict[str, Any]) -> str:
+        nonlocal count
+        count += 1
+        return f"version {count}"
+
+    h.tools.add("read", changing)
+    same = ("read", {"path": "a.txt"})
+    other = ("read", {"path": "b.txt"})
+    h.session.script = [calls(same), calls(other), calls(same), calls(other), calls(same), calls(other), calls(same)]
+    h.session.script.append(text("done"))
+    result = await h.run(max_tool_turns=20)
+    assert result.stop_reason == "end_turn" and count == 7
 
 
 async def test_max_repeated_calls_sets_how_many_repeats_are_allowed(h: Harness) -> None:

@@ -20,6 +20,7 @@ from quorum.application.use_cases.run_deps import RunDeps
 from quorum.application.use_cases.run_state import RunState, Stop
 from quorum.application.use_cases.turn import take_turn
 from quorum.domain.events import RunStopReason
+from quorum.domain.responses import LlmResponse
 from quorum.domain.secrets import Redactor
 from quorum.domain.tools import RiskLevel, ToolParameter, ToolSpec
 from tests.fakes import (
@@ -52,7 +53,7 @@ class Phase:
     def shown_plan(self) -> str:
         return "1. the phase's plan"
 
-    def without_calls(self) -> TurnInput:
+    def without_calls(self, response: LlmResponse) -> TurnInput:
         return TurnInput.user("call a tool", self.batch.tools)
 
     async def before_batch(self, pending: TurnCalls) -> Stop | None:

@@ -93,3 +93,19 @@ def test_a_compaction_is_one_line() -> None:
     renderer.close()
     shown = (out.getvalue() + err.getvalue()).splitlines()
     assert shown == ["  context compacted: ~26,012 → ~9,480 tokens (7 messages; the run log keeps them whole)"]
+
+
+def test_a_fallback_is_one_line_naming_both_models() -> None:
+    from quorum.domain.events import ModelFallback
+
+    out, err = io.StringIO(), io.StringIO()
+    renderer = HumanRenderer(out, err)
+    renderer.on_event(ModelFallback.model_validate({"from": "a:x", "to": "b:y", "reason": "rate_limited"}))
+    renderer.on_event(
+        ModelFallback.model_validate({"from": "c:x", "to": "d:y", "reason": "timeout", "reviewer": "c:x [2]"})
+    )
+    renderer.close()
+    assert err.getvalue().splitlines() == [
+        "  model a:x is rate-limiting requests: answering with b:y from now on",
+        "  reviewer c:x [2]: model c:x timed out: answering with d:y from now on",
+    ]

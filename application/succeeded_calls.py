@@ -1,0 +1,72 @@
+"""The calls of a conversation that succeeded: what a tool may ask before acting (was this file read?).
+
+A run continues a conversation (``--continue``, an approval later, chat): the calls of its
+history count, as do the calls of the run itself the moment they succeed, so a ``read_file``
+and an ``edit_file`` of the same turn see each other in order. ``RunAgent`` sets
+``current_succeeded_calls`` for a run; a tool reads it through ``succeeded_calls()``. Outside
+a run (a tool called directly, a workflow activity in another process) there is none, and a tool
+that depends on it does not check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+from quorum.domain.messages import Message
+from quorum.domain.tools import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from quorum.application.deferral import PendingTurn
+
+
+class SucceededCalls:
+    """The successful calls of one conversation, oldest first; grows as the run's calls succeed."""
+
+    def __init__(self, calls: Sequence[ToolCall] = ()) -> None:
+        self._calls = list(calls)
+
+    @classmethod
+    def of(cls, history: Sequence[Message], pending: PendingTurn | None = None) -> SucceededCalls:
+        """The calls of ``history`` whose result was not an error, then those of a deferred ``pending`` turn."""
+        if pending is not None:
+            turn = [Message(role="assistant", content=pending.calls), Message(role="user", content=pending.results)]
+            history = [*history, *turn]
+        failed = {
+            block.call_id
+            for message in history
+            for block in message.content
+            if isinstance(block, ToolResult) and block.is_error
+        }
+        answered = {block.call_id for message in history for block in message.content if isinstance(block, ToolResult)}
+        return cls(
+            [
+                block
+                for message in history
+                for block in message.content
+                if isinstance(block, ToolCall) and block.native_id in answered and block.native_id not in failed
+            ]
+        )
+
+    def add(self, call: ToolCall) -> None:
+        """``call`` succeeded."""
+        self._calls.append(call)
+
+    def __iter__(self) -> Iterator[ToolCall]:
+        return iter(list(self._calls))
+
+
+current_succeeded_calls: ContextVar[SucceededCalls | None] = ContextVar("quorum_succeeded_calls", default=None)
+
+
+def succeeded_calls() -> SucceededCalls | None:
+    """The current run's successful calls (its history's included); None outside a run."""
+    return current_succeeded_calls.get()
+
+
+def note_success(call: ToolCall) -> None:
+    """Record that ``call`` of the current run succeeded; does nothing outside a run."""
+    calls = current_succeeded_calls.get()
+    if calls is not None:
+        calls.add(call)
