@@ -70,17 +70,23 @@ def user_version(path: Path) -> int:
         conn.close()
 
 
-async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
-    make_v1_log(db_path)
-    conn = sqlite3.connect(db_path)
-    conn.executescript(V2)
-    conn.execute("PRAGMA user_version = 2")
-    usage = {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
+def _finished_with(conn: sqlite3.Connection, usage: dict[str, int]) -> None:
+    """Give the old log's run a ``run_finished`` event of ``usage`` (and a cost), then commit and close."""
     finished = {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there", "usage": usage,
                 "detail": None, "cost": 0.0125}  # fmt: skip
     conn.execute("UPDATE events SET data = ? WHERE run_id = 'old' AND type = 'run_finished'", (json.dumps(finished),))
     conn.commit()
     conn.close()
+
+
+async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
+    make_v1_log(db_path)
+    conn = sqlite3.connect(db_path)
+    conn.executescript(V2)
+    conn.execute("PRAGMA user_version = 2")
+    _finished_with(
+        conn, {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
+    )
     run = SqliteRunStore(db_path).get_run("old")
     assert run is not None and (run.usage.reviewer_input_tokens, run.usage.reviewer_output_tokens) == (40, 5)
     assert run.cost == 0.0125
@@ -88,13 +94,8 @@ async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finish
 
 def test_an_old_log_gets_its_cache_tokens_from_its_run_finished_events(db_path: Path) -> None:
     make_v1_log(db_path)
-    conn = sqlite3.connect(db_path)
     usage = {"input_tokens": 300, "output_tokens": 2, "cache_read_input_tokens": 250, "cache_write_input_tokens": 40}
-    finished = {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there", "usage": usage,
-                "detail": None, "cost": 0.0125}  # fmt: skip
-    conn.execute("UPDATE events SET data = ? WHERE run_id = 'old' AND type = 'run_finished'", (json.dumps(finished),))
-    conn.commit()
-    conn.close()
+    _finished_with(sqlite3.connect(db_path), usage)
     store = SqliteRunStore(db_path)
     run = store.get_run("old")
     store.close()
