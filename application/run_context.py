@@ -1,9 +1,10 @@
 """What a piece of code is serving, for adapters that need to know it without a parameter for it.
 
-``RunAgent.execute`` sets ``current_run_id``, ``current_run_model`` and ``current_run_events`` for the duration of a
-run; ``ToolBatch`` sets ``current_call`` while a call is reviewed and executed. Tasks inherit
-context variables when they are created, so every tool call of a run sees its own run and call,
-even with many runs in flight on one event loop. Outside a run they are ``""`` / ``None``.
+``RunAgent.execute`` sets ``current_run_id``, ``current_run_model``, ``current_conversation`` and
+``current_run_events`` for the duration of a run; ``ToolBatch`` sets ``current_call`` while a call
+is reviewed and executed. Tasks inherit context variables when they are created, so every tool
+call of a run sees its own run and call, even with many runs in flight on one event loop.
+Outside a run they are ``""`` / ``None``.
 
 Adapters report through these (a reviewer panel's votes as they arrive, a command's output line,
 an MCP server's progress notification) without the ports growing a callback parameter each.
@@ -11,17 +12,37 @@ an MCP server's progress notification) without the ports growing a callback para
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
 from quorum.domain.events import RunEvent, ToolProgress, VoteCast
+from quorum.domain.messages import Message
+from quorum.domain.responses import TextBlock
 from quorum.domain.review import Vote
 
 current_run_id: ContextVar[str] = ContextVar("quorum_current_run_id", default="")
 
 current_run_model: ContextVar[str] = ContextVar("quorum_current_run_model", default="")
 """The run's model (``provider:model``): what serves an MCP server's sampling request by default."""
+
+current_conversation: ContextVar[str] = ContextVar("quorum_current_conversation", default="")
+"""Names the conversation of the current run, the same for the runs continuing it
+(``conversation_key``): a provider's prompt cache key (OpenAI's ``prompt_cache_key``)."""
+
+
+def conversation_key(history: Sequence[Message], task: str) -> str:
+    """``quorum-`` and a digest of the conversation's first user text (``task`` when it starts now).
+
+    A run continuing a conversation (``--continue``, a chat's next message) gets the history
+    starting with that same text, hence the same key; nothing of the text can be read from it.
+    """
+    first = task
+    for message in history[:1]:
+        first = next((block.text for block in message.content if isinstance(block, TextBlock)), task)
+    return "quorum-" + hashlib.sha256(first.encode()).hexdigest()[:24]
+
 
 current_run_events: ContextVar[Callable[[RunEvent], None] | None] = ContextVar(
     "quorum_current_run_events", default=None

@@ -9,7 +9,7 @@ carry the numbers, never these words.
 
 from __future__ import annotations
 
-from quorum.domain.responses import RunUsage
+from quorum.domain.responses import RunUsage, Usage
 
 
 def count(number: int) -> str:
@@ -27,9 +27,30 @@ def in_out(input_tokens: int, output_tokens: int) -> str:
     return f"{count(input_tokens)} in, {count(output_tokens)} out"
 
 
+def cache_parts(usage: Usage) -> str:
+    """``1,000 from cache, 150 to cache``: the cached parts of the input; empty when there are none."""
+    parts = []
+    if usage.cache_read_input_tokens:
+        parts.append(f"{count(usage.cache_read_input_tokens)} from cache")
+    if usage.cache_write_input_tokens:
+        parts.append(f"{count(usage.cache_write_input_tokens)} to cache")
+    return ", ".join(parts)
+
+
+def usage_in_out(usage: Usage) -> str:
+    """``1,200 in (1,000 from cache), 300 out``: ``in_out`` with the cached parts of the input, if any."""
+    cached = cache_parts(usage)
+    if not cached:
+        return in_out(usage.input_tokens, usage.output_tokens)
+    return f"{count(usage.input_tokens)} in ({cached}), {count(usage.output_tokens)} out"
+
+
 def run_tokens(usage: RunUsage) -> str:
-    """``1,200 in, 300 out (reviewers 800 in, 40 out)``; the reviewers' part only when they spent any."""
-    text = in_out(usage.input_tokens, usage.output_tokens)
+    """``1,200 in, 300 out (reviewers 800 in, 40 out)``; the reviewers' part only when they spent any.
+
+    The cached parts of the agent's input follow its count when there are any (``usage_in_out``).
+    """
+    text = usage_in_out(usage)
     if usage.reviewers.total_tokens:
         text += f" (reviewers {in_out(usage.reviewer_input_tokens, usage.reviewer_output_tokens)})"
     return text

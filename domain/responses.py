@@ -79,30 +79,53 @@ _MAX_TOKENS = StopReason(kind="max_tokens")
 
 
 class Usage(BaseModel):
-    """Token counts; ``a + b`` sums them."""
+    """Token counts; ``a + b`` sums them.
+
+    ``input_tokens`` is every input token of the request, cached or not; ``cache_read_input_tokens``
+    (read from the provider's prompt cache) and ``cache_write_input_tokens`` (written to it) are
+    the parts of it billed at their own prices, so both are already counted in ``input_tokens``.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    @property
+    def uncached_input_tokens(self) -> int:
+        """The input tokens neither read from nor written to a cache (billed at the input price)."""
+        return max(0, self.input_tokens - self.cache_read_input_tokens - self.cache_write_input_tokens)
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            cache_write_input_tokens=self.cache_write_input_tokens + other.cache_write_input_tokens,
+        )
+
+    def agent_part(self) -> Usage:
+        """These counts as a plain ``Usage`` (a ``RunUsage``'s agent part, without the reviewers')."""
+        return Usage(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens,
+            cache_write_input_tokens=self.cache_write_input_tokens,
         )
 
 
 class RunUsage(Usage):
     """A run's tokens: the agent model's and, apart, its reviewer models'.
 
-    ``input_tokens``/``output_tokens`` are the agent's own (MCP servers' sampling requests
-    included: they spend on the run's behalf); ``reviewer_input_tokens`` and
-    ``reviewer_output_tokens`` what the reviewer models spent voting.
+    ``input_tokens``/``output_tokens`` (and the cache parts of the input) are the agent's own (MCP
+    servers' sampling requests included: they spend on the run's behalf); ``reviewer_input_tokens``
+    and ``reviewer_output_tokens`` what the reviewer models spent voting.
     """
 
     reviewer_input_tokens: int = 0
@@ -114,6 +137,8 @@ class RunUsage(Usage):
         return cls(
             input_tokens=agent.input_tokens,
             output_tokens=agent.output_tokens,
+            cache_read_input_tokens=agent.cache_read_input_tokens,
+            cache_write_input_tokens=agent.cache_write_input_tokens,
             reviewer_input_tokens=reviewers.input_tokens,
             reviewer_output_tokens=reviewers.output_tokens,
         )

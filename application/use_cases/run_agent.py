@@ -24,7 +24,13 @@ from quorum.application.ports.run_store import RunSummary
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
-from quorum.application.run_context import current_run_events, current_run_id, current_run_model
+from quorum.application.run_context import (
+    conversation_key,
+    current_conversation,
+    current_run_events,
+    current_run_id,
+    current_run_model,
+)
 from quorum.application.succeeded_calls import SucceededCalls, current_succeeded_calls
 from quorum.application.tool_batch import RejectionCounter, Unrun
 from quorum.application.use_cases.execution_phase import ExecutionPhase
@@ -182,6 +188,7 @@ class RunAgent:
         current_succeeded_calls.set(SucceededCalls.of(request.history, request.resume))
         state.call_ids = CallIds.of(request.history, request.resume.calls if request.resume else ())
         current_run_model.set(request.model_id)
+        current_conversation.set(conversation_key(request.history, request.task))
         current_run_events.set(run.report)
         resumed = request.resume is not None
         deps.observer.on_event(

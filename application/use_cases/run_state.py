@@ -71,7 +71,7 @@ class RunState:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""
         self.turns = resume.turn
         before = resume.usage_before
-        self.usage = Usage(input_tokens=before.input_tokens, output_tokens=before.output_tokens)
+        self.usage = before.agent_part()
         self.reviewers_before, self.cost_before = before.reviewers, resume.cost_before
 
     def count(self, response: LlmResponse) -> None:

@@ -30,12 +30,8 @@ class SessionSpending:
     def add(self, finished: RunFinished) -> None:
         """Count a run that ended (``run_finished``: a cancelled run's tokens count too)."""
         self.runs += 1
-        agent = Usage(input_tokens=self.usage.input_tokens, output_tokens=self.usage.output_tokens)
         ran = finished.usage
-        self.usage = RunUsage.of(
-            agent + Usage(input_tokens=ran.input_tokens, output_tokens=ran.output_tokens),
-            self.usage.reviewers + ran.reviewers,
-        )
+        self.usage = RunUsage.of(self.usage.agent_part() + ran.agent_part(), self.usage.reviewers + ran.reviewers)
         if finished.cost is None:
             self.unpriced += 1
         else:
@@ -47,8 +43,7 @@ class SessionSpending:
         Not a run (``runs`` is unchanged). An unknown price adds no cost: the model's runs are then
         unpriced too, which ``describe`` and ``/cost`` already say.
         """
-        agent = Usage(input_tokens=self.usage.input_tokens, output_tokens=self.usage.output_tokens)
-        self.usage = RunUsage.of(agent + spent, self.usage.reviewers)
+        self.usage = RunUsage.of(self.usage.agent_part() + spent, self.usage.reviewers)
         if cost is not None:
             self.cost += cost
 
@@ -58,7 +53,7 @@ class SessionSpending:
         agent = amounts.tokens(u.input_tokens + u.output_tokens)
         parts = [
             f"{self.runs} run{'s' if self.runs != 1 else ''}",
-            f"agent {agent} ({amounts.in_out(u.input_tokens, u.output_tokens)})",
+            f"agent {agent} ({amounts.usage_in_out(u)})",
             f"reviewers {amounts.tokens(u.reviewer_input_tokens + u.reviewer_output_tokens)} "
             f"({amounts.in_out(u.reviewer_input_tokens, u.reviewer_output_tokens)})",
         ]

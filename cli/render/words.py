@@ -184,7 +184,7 @@ def totals(event: RunFinished, elapsed: float) -> str:
     usage = event.usage
     parts = [f"{event.turns} turn{'s' if event.turns != 1 else ''}"]
     tokens = usage.input_tokens + usage.output_tokens
-    parts.append(f"{amounts.tokens(tokens)} ({amounts.in_out(usage.input_tokens, usage.output_tokens)})")
+    parts.append(f"{amounts.tokens(tokens)} ({amounts.usage_in_out(usage)})")
     reviewer = usage.reviewer_input_tokens + usage.reviewer_output_tokens
     if reviewer:
         parts.append(f"reviewers {amounts.tokens(reviewer)}")

@@ -58,7 +58,8 @@ class ErrorTranslator:
         if isinstance(error, sdk.APIStatusError) and not (mid_stream and error.status_code < 400):
             said = f"{_server_message(error)} {getattr(error, 'code', None)} {getattr(error, 'body', None)}"
             too_long = error.status_code in (400, 413) and _too_long(said)
-            return self._status(error.status_code, _server_message(error), error.response, too_long=too_long)
+            message = _server_message(error) + self._cache_hint(error.status_code, said)
+            return self._status(error.status_code, message, error.response, too_long=too_long)
         if isinstance(error, sdk.APITimeoutError):
             return self._error(
                 f"the request to provider {self.provider!r} at {self.base_url} timed out after {self.timeout:g} s"
@@ -99,6 +100,16 @@ class ErrorTranslator:
         """The error for a response that stopped making progress (``timeout`` between events)."""
         return self._error(
             f"the response of provider {self.provider!r} at {self.base_url} stalled: {detail}", unavailable="timeout"
+        )
+
+    def _cache_hint(self, status: int, said: str) -> str:
+        """Advice when a server refused the field prompt caching added (a compatible server's 400/422)."""
+        refused = next((field for field in CACHE_FIELDS if field in said), None)
+        if refused is None or status not in (400, 422):
+            return ""
+        return (
+            f" (this server does not accept {refused}, which prompt caching sends: "
+            f'set cache = "off" in [providers.{self.provider}])'
         )
 
     def _status(self, status: int, message: str, response: Any, *, too_long: bool = False) -> ProviderError:
@@ -151,6 +162,10 @@ def _unavailable(status: int) -> Unavailable | None:
     if status == 408:
         return "timeout"
     return "server_error" if status >= 500 else None
+
+
+CACHE_FIELDS = ("prompt_cache_key", "cache_control")
+"""The request fields prompt caching adds (``cache = "auto"``): OpenAI's key, Anthropic's breakpoints."""
 
 
 CONTEXT_TOO_LONG = ("context_length_exceeded", "prompt is too long", "exceeds the available context size")

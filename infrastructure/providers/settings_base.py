@@ -8,7 +8,7 @@ shared fields in the same order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 
@@ -32,9 +32,13 @@ class SdkProviderSettings(PricedSettings):
             of a plain response, and between two events of a stream (keepalive comments do not count).
         max_tokens: output token cap per response; unset lets the server decide.
         headers: extra HTTP headers sent with every request.
-        prices: ``{ input_per_mtok, output_per_mtok }`` in USD, for every model of this instance;
-            unset, the ``genai-prices`` table prices the models it knows (for a custom
-            ``base_url``, only an endpoint it knows).
+        prices: ``{ input_per_mtok, output_per_mtok, cache_read_per_mtok, cache_write_per_mtok }``
+            in USD, for every model of this instance (the cache prices optional); unset, the
+            ``genai-prices`` table prices the models it knows (for a custom ``base_url``, only an
+            endpoint it knows).
+        cache: ``auto`` (the default) asks the provider to cache the requests' stable prefix
+            (Anthropic: ``cache_control`` breakpoints; OpenAI: a ``prompt_cache_key`` per
+            conversation); ``off`` sends neither (for a compatible server that refuses them).
     """
 
     api_key: SecretStr | None = None
@@ -45,6 +49,7 @@ class SdkProviderSettings(PricedSettings):
     max_tokens: int | None = Field(None, ge=1)
     headers: dict[str, str] = Field(default_factory=dict)
     prices: TokenPrices | None = None
+    cache: Literal["auto", "off"] = "auto"
 
     def sdk_timeout(self) -> Any:
         """The SDKs' ``httpx2.Timeout``: ``timeout`` to read, at most ``CONNECT_TIMEOUT`` to connect."""

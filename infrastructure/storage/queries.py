@@ -21,7 +21,8 @@ SUMMARY = """
 SELECT r.id, r.task, r.model, r.workspace, r.config_digest, r.parent_run_id, r.started_at, r.ended_at,
        r.stop_reason, r.detail, r.output, r.turns, r.input_tokens, r.output_tokens,
        r.reviewer_input_tokens, r.reviewer_output_tokens, r.cost,
-       (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call'), r.engine
+       (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call'), r.engine,
+       r.cache_read_input_tokens, r.cache_write_input_tokens
 FROM runs r
 """
 """The columns ``summary`` reads, of the runs aliased ``r`` (a caller appends its clauses)."""
@@ -36,7 +37,7 @@ def summary(row: Sequence[Any]) -> RunSummary:
     """The ``RunSummary`` of a row of ``SUMMARY`` (PostgreSQL's sums and counts may come as other numbers)."""
     (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
      input_tokens, output_tokens, reviewer_input_tokens, reviewer_output_tokens, cost, tool_calls,
-     engine) = row  # fmt: skip
+     engine, cache_read, cache_write) = row  # fmt: skip
     return RunSummary(
         engine=engine or "local",
         run_id=run_id,
@@ -55,6 +56,8 @@ def summary(row: Sequence[Any]) -> RunSummary:
         usage=RunUsage(
             input_tokens=int(input_tokens),
             output_tokens=int(output_tokens),
+            cache_read_input_tokens=int(cache_read),
+            cache_write_input_tokens=int(cache_write),
             reviewer_input_tokens=int(reviewer_input_tokens),
             reviewer_output_tokens=int(reviewer_output_tokens),
         ),
@@ -104,12 +107,14 @@ def stats(conn: SqlConnection, ops: Operations) -> StoreStats:
         status or INTERRUPTED: int(n)
         for status, n in conn.execute("SELECT stop_reason, COUNT(*) FROM runs GROUP BY stop_reason")
     }
-    runs, turns, input_tokens, output_tokens, reviewer_input, reviewer_output, cost, unpriced = conn.execute(
+    (runs, turns, input_tokens, output_tokens, reviewer_input, reviewer_output, cost, unpriced, cache_read,
+     cache_write) = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(turns), 0), COALESCE(SUM(input_tokens), 0),"
         " COALESCE(SUM(output_tokens), 0), COALESCE(SUM(reviewer_input_tokens), 0),"
         " COALESCE(SUM(reviewer_output_tokens), 0), SUM(cost),"
-        " COUNT(*) FILTER (WHERE cost IS NULL AND stop_reason IS NOT NULL) FROM runs"
-    ).fetchone()
+        " COUNT(*) FILTER (WHERE cost IS NULL AND stop_reason IS NOT NULL),"
+        " COALESCE(SUM(cache_read_input_tokens), 0), COALESCE(SUM(cache_write_input_tokens), 0) FROM runs"
+    ).fetchone()  # fmt: skip
     tools = tool_stats_of(
         conn.execute(
             f"SELECT {ops.json('data', 'name')}, {ops.json('data', 'is_error', 'boolean')},"
@@ -139,6 +144,8 @@ def stats(conn: SqlConnection, ops: Operations) -> StoreStats:
         usage=RunUsage(
             input_tokens=int(input_tokens),
             output_tokens=int(output_tokens),
+            cache_read_input_tokens=int(cache_read),
+            cache_write_input_tokens=int(cache_write),
             reviewer_input_tokens=int(reviewer_input),
             reviewer_output_tokens=int(reviewer_output),
         ),

@@ -126,6 +126,8 @@ TABLES: tuple[Table, ...] = (
             Column("reviewer_output_tokens", "bigint", not_null=True, default="0"),
             Column("cost", "float"),
             Column("engine", "text"),
+            Column("cache_read_input_tokens", "bigint", not_null=True, default="0"),
+            Column("cache_write_input_tokens", "bigint", not_null=True, default="0"),
         ),
         key=("id",),
         ordered=True,
@@ -197,10 +199,11 @@ def create_index(index: str) -> Step:
     return lambda ops: _INDEXES[index].ddl(ops)
 
 
-def _run_finished(ops: Operations, key: str) -> str:
-    """The ``key`` (a dotted path) of a run's ``run_finished`` event, as a scalar subquery."""
+def _run_finished(ops: Operations, key: str, cast: str | None = None) -> str:
+    """The ``key`` (a dotted path) of a run's ``run_finished`` event, as a scalar subquery (of type ``cast``)."""
     return (
-        f"(SELECT {ops.json('data', key)} FROM events WHERE events.run_id = runs.id AND events.type = 'run_finished')"
+        f"(SELECT {ops.json('data', key, cast)} FROM events"
+        " WHERE events.run_id = runs.id AND events.type = 'run_finished')"
     )
 
 
@@ -251,6 +254,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         "the engine a run lives on (NULL: local), a claim's id (a repeated claim is recognised), and large"
         " tool outputs of Temporal runs kept out of workflow history",
         (add_column("runs", "engine"), add_column("decisions", "decision_id"), create_table("payloads")),
+    ),
+    Migration(
+        6,
+        "runs record the parts of their input read from and written to a prompt cache (counted in input_tokens)",
+        (
+            add_column("runs", "cache_read_input_tokens"),
+            add_column("runs", "cache_write_input_tokens"),
+            lambda ops: (
+                "UPDATE runs SET cache_read_input_tokens ="
+                f" COALESCE({_run_finished(ops, 'usage.cache_read_input_tokens', 'bigint')}, 0),"
+                " cache_write_input_tokens ="
+                f" COALESCE({_run_finished(ops, 'usage.cache_write_input_tokens', 'bigint')}, 0)"
+            ),
+        ),
     ),
 )
 """Each version after the first, in order. Version 1 held ``runs`` and ``events``."""

@@ -39,11 +39,12 @@ def write_events(conn: SqlConnection, ops: Operations, run_id: str, turn: int, e
             ops.sql(
                 "UPDATE runs SET turns = ?, ended_at = ?, stop_reason = ?, detail = ?, output = ?,"
                 " input_tokens = ?, output_tokens = ?, reviewer_input_tokens = ?, reviewer_output_tokens = ?,"
-                " cost = ? WHERE id = ?"
+                " cost = ?, cache_read_input_tokens = ?, cache_write_input_tokens = ? WHERE id = ?"
             ),
             (last.turns, finished.at.timestamp(), last.stop_reason.value, last.detail, last.output,
              last.usage.input_tokens, last.usage.output_tokens, last.usage.reviewer_input_tokens,
-             last.usage.reviewer_output_tokens, last.cost, run_id),
+             last.usage.reviewer_output_tokens, last.cost, last.usage.cache_read_input_tokens,
+             last.usage.cache_write_input_tokens, run_id),
         )  # fmt: skip
     elif turn != first_turn:  # so an interrupted run still shows how far it got
         conn.execute(ops.sql("UPDATE runs SET turns = ? WHERE id = ?"), (turn, run_id))

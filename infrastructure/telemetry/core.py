@@ -161,6 +161,8 @@ class ChatCall:
                 names.FINISH_REASONS: [_FINISH.get(stop.kind, stop.raw or stop.kind)],
                 names.INPUT_TOKENS: usage.input_tokens,
                 names.OUTPUT_TOKENS: usage.output_tokens,
+                names.CACHE_READ_TOKENS: usage.cache_read_input_tokens,
+                names.CACHE_WRITE_TOKENS: usage.cache_write_input_tokens,
             }
         )
         if self._t.capture_content:

@@ -47,6 +47,8 @@ class TracedAgent:
                     names.STOP_REASON: result.stop_reason.value,
                     names.INPUT_TOKENS: result.usage.input_tokens,
                     names.OUTPUT_TOKENS: result.usage.output_tokens,
+                    names.CACHE_READ_TOKENS: result.usage.cache_read_input_tokens,
+                    names.CACHE_WRITE_TOKENS: result.usage.cache_write_input_tokens,
                 }
             )
             if result.stop_reason is RunStopReason.ERROR:

@@ -56,6 +56,8 @@ def test_logs_show_replays_exactly_what_run_json_emitted(cli: Cli) -> None:
     assert run["usage"] == {
         "input_tokens": 31,
         "output_tokens": 10,
+        "cache_read_input_tokens": 0,
+        "cache_write_input_tokens": 0,
         "reviewer_input_tokens": 0,
         "reviewer_output_tokens": 0,
     }

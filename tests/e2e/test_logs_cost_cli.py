@@ -40,6 +40,8 @@ def test_logs_show_and_stats_print_tokens_with_reviewers_and_cost(cli: Cli) -> N
     assert totals["usage"] == {
         "input_tokens": 1210,
         "output_tokens": 305,
+        "cache_read_input_tokens": 0,
+        "cache_write_input_tokens": 0,
         "reviewer_input_tokens": 800,
         "reviewer_output_tokens": 40,
     }
@@ -57,6 +59,8 @@ def test_a_scripted_run_records_its_tokens_and_an_unknown_cost(cli: Cli) -> None
     assert finished["usage"] == {
         "input_tokens": 7,
         "output_tokens": 2,
+        "cache_read_input_tokens": 0,
+        "cache_write_input_tokens": 0,
         "reviewer_input_tokens": 0,
         "reviewer_output_tokens": 0,
     }

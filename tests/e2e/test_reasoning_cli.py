@@ -61,7 +61,8 @@ def test_reasoning_is_an_event_and_its_blocks_go_back_in_the_loop_and_after_cont
         assert later.code == 0, later.stderr
         resent = server.bodies()[2]
         assert _assistant(resent, 1)[:3] == [*KEPT, _tool_use(read)]
-        assert resent["messages"][-1] == {"role": "user", "content": "more?"}
+        marked = {"type": "text", "text": "more?", "cache_control": {"type": "ephemeral"}}  # prompt caching's mark
+        assert resent["messages"][-1] == {"role": "user", "content": [marked]}
         assert server.unexpected == 0 and server.remaining == 0
     finally:
         server.stop()

@@ -35,14 +35,20 @@ def message(turn: Turn) -> dict[str, Any]:
         "content": content,
         "stop_reason": _stop(turn),
         "stop_sequence": None,
-        "usage": {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]},
+        "usage": {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1], **_cache_usage(turn)},
     }
+
+
+def _cache_usage(turn: Turn) -> dict[str, int]:
+    if turn.cache is None:
+        return {}
+    return {"cache_read_input_tokens": turn.cache[0], "cache_creation_input_tokens": turn.cache[1]}
 
 
 def events(turn: Turn) -> list[dict[str, Any]]:
     """The stream events of ``turn``, fragment by fragment, with a ping for realism."""
     start = {**message(_without_raw(turn)), "content": [], "stop_reason": None}
-    start["usage"] = {"input_tokens": turn.usage[0], "output_tokens": 1}
+    start["usage"] = {"input_tokens": turn.usage[0], "output_tokens": 1, **_cache_usage(turn)}
     out: list[dict[str, Any]] = [{"type": "message_start", "message": start}, {"type": "ping"}]
     index = 0
     for thought in turn.thinking:
@@ -122,7 +128,7 @@ def _thinking_events(thought: Thinking, index: int, piece: int) -> list[dict[str
 
 
 def _without_raw(turn: Turn) -> Turn:
-    return Turn(model=turn.model, usage=turn.usage, stop=turn.stop)
+    return Turn(model=turn.model, usage=turn.usage, cache=turn.cache, stop=turn.stop)
 
 
 def _stop(turn: Turn) -> str:

@@ -55,7 +55,7 @@ def response_body(turn: Turn) -> dict[str, Any]:
         "output": output_items(turn),
         "usage": {
             "input_tokens": prompt,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": turn.cache[0] if turn.cache else 0},
             "output_tokens": completion,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": prompt + completion,

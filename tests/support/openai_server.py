@@ -98,10 +98,13 @@ def _finish(turn: Turn) -> str:
     return turn.stop or ("tool_calls" if turn.calls else "stop")
 
 
-def _usage(turn: Turn) -> dict[str, int]:
+def _usage(turn: Turn) -> dict[str, Any]:
     prompt, completion_tokens = turn.usage
-    return {
+    usage: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion_tokens,
         "total_tokens": prompt + completion_tokens,
     }
+    if turn.cache is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": turn.cache[0], "audio_tokens": 0}
+    return usage

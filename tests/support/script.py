@@ -47,7 +47,11 @@ class Turn:
         text: the text the model writes (before its calls).
         calls: the tool calls.
         stop: the provider's raw stop/finish reason; default from whether there are calls.
-        usage: (input tokens, output tokens).
+        usage: (input tokens, output tokens), as the wire reports them: Anthropic's
+            ``input_tokens`` leave the cache's out, OpenAI's ``prompt_tokens`` count them.
+        cache: (tokens read from the prompt cache, tokens written to it): Anthropic's
+            ``cache_read_input_tokens`` / ``cache_creation_input_tokens``, OpenAI's
+            ``prompt_tokens_details.cached_tokens`` (the read part; OpenAI reports no writes).
         model: the model name the server reports.
         drop_after: stream only: send this many SSE frames, then drop the connection.
         end_after: stream only: send this many SSE frames, then end the body cleanly.
@@ -63,6 +67,7 @@ class Turn:
     calls: tuple[Call, ...] = ()
     stop: str | None = None
     usage: tuple[int, int] = (12, 7)
+    cache: tuple[int, int] | None = None
     model: str = "m-1"
     drop_after: int | None = None
     end_after: int | None = None

@@ -34,10 +34,10 @@ class ReplyPrices:
     """``PriceList`` of the workflow: the prices workers attached to the responses (votes: unknown)."""
 
     def __init__(self) -> None:
-        self.known: dict[tuple[str, int, int], float | None] = {}
+        self.known: dict[tuple[str, Usage], float | None] = {}
 
     def cost(self, model_id: str, usage: Usage) -> float | None:
-        return self.known.get((model_id, usage.input_tokens, usage.output_tokens))
+        return self.known.get((model_id, usage))
 
 
 class ActivityGateway:
@@ -112,7 +112,7 @@ class ActivitySession:
             raise ProviderError(cause_of(error), provider=provider, unavailable=unavailable_of(error)) from None
         self._facts.update(reply.facts)
         usage = reply.response.usage
-        self._prices.known[(self._model_id, usage.input_tokens, usage.output_tokens)] = reply.cost
+        self._prices.known[(self._model_id, usage)] = reply.cost  # the whole usage: cache parts change the price
         return reply.response
 
     async def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:

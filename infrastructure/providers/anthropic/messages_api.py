@@ -9,6 +9,7 @@ from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.infrastructure.providers.anthropic import thinking
+from quorum.infrastructure.providers.anthropic.cache import with_breakpoints
 from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
 from quorum.infrastructure.providers.anthropic.stream import MessageStreamAccumulator
 from quorum.infrastructure.providers.anthropic.wire import message_to_wire, parse_message, tools_to_wire
@@ -29,6 +30,7 @@ class MessagesApi(WireApi[AnthropicSettings]):
     timeout also stops the SDK from refusing large ``max_tokens`` without streaming. Tools stay in a
     request that forbids their use (``tool_choice: none``): a history holding tool calls needs them.
     Reasoning is extended thinking (``thinking.py``), its blocks kept and sent back as received.
+    With ``cache = "auto"`` each request carries ``cache_control`` breakpoints (``cache.py``).
     """
 
     sdk: ClassVar[str] = "anthropic"
@@ -52,6 +54,8 @@ class MessagesApi(WireApi[AnthropicSettings]):
             request["tools"] = tools
             if not tools_allowed:
                 request["tool_choice"] = _NO_TOOLS
+        if self.settings.cache == "auto":
+            request = with_breakpoints(request, self.settings.cache_ttl)
         return request
 
     def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:

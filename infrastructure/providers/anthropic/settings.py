@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from quorum.infrastructure.providers.anthropic.thinking import ThinkingMode
@@ -22,8 +24,16 @@ class AnthropicSettings(SdkProviderSettings):
         thinking: how ``[agent] reasoning`` is asked for: ``budget`` (``thinking`` enabled with
             ``budget_tokens``), ``adaptive`` (adaptive thinking with an effort), ``auto`` (adaptive
             for the models known to take it, else a budget).
+        cache_ttl: how long a cache entry lives: ``5m`` (the default; each read renews it) or
+            ``1h`` (sent as ``"ttl": "1h"``; a write costs 2× input instead of 1.25×: worth it
+            when a run waits longer than 5 minutes, for a person's approval say).
     """
 
     api_key_env: str = "ANTHROPIC_API_KEY"
     max_tokens: int = Field(8192, ge=1)
     thinking: ThinkingMode = "auto"
+    cache_ttl: Literal["5m", "1h"] = "5m"
+
+    def long_cache_writes(self) -> bool:
+        """``cache_ttl = "1h"``: writes are billed at the one-hour price."""
+        return self.cache == "auto" and self.cache_ttl == "1h"

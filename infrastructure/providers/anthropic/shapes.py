@@ -14,7 +14,7 @@ from quorum.infrastructure.providers.http_body import Shape
 
 
 class Usage(Shape):
-    """Token counts; cached input counts as input."""
+    """Token counts; ``input_tokens`` excludes the cache reads and writes (``wire.usage_of`` adds them)."""
 
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -103,9 +103,12 @@ class StopDelta(Shape):
 
 
 class OutputUsage(Shape):
-    """The ``usage`` of ``message_delta``: output tokens so far."""
+    """The ``usage`` of ``message_delta``: cumulative counts; input fields only when the server sends them."""
 
     output_tokens: int | None = None
+    input_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
 
 
 class MessageDelta(Shape):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from quorum.domain.responses import ContentBlock, LlmResponse, ReasoningBlock, TextBlock, Usage
+from quorum.domain.responses import ContentBlock, LlmResponse, ReasoningBlock, TextBlock
 from quorum.domain.streaming import StreamEvent, StreamReasoning, StreamTextDelta, StreamToolCallDelta
 from quorum.domain.tools import ToolCall
 from quorum.infrastructure.providers.anthropic import thinking
@@ -15,12 +15,14 @@ from quorum.infrastructure.providers.anthropic.shapes import (
     JsonDelta,
     MessageDelta,
     MessageStart,
+    OutputUsage,
     SignatureDelta,
     TextContent,
     TextDelta,
     ThinkingDelta,
     ToolUseContent,
 )
+from quorum.infrastructure.providers.anthropic.shapes import Usage as ShapeUsage
 from quorum.infrastructure.providers.anthropic.wire import build_response, usage_of
 from quorum.infrastructure.providers.errors import ErrorTranslator
 from quorum.infrastructure.providers.http_body import (
@@ -68,7 +70,7 @@ class MessageStreamAccumulator:
         self._blocks: dict[int, _Block] = {}
         self._calls = 0
         self._model: str | None = None
-        self._input_usage: Any = None
+        self._input_usage: ShapeUsage | None = None
         self._output_tokens = 0
         self._stop: str | None = None
         self._stopped = False
@@ -109,6 +111,7 @@ class MessageStreamAccumulator:
             self._stop = delta.delta.stop_reason or self._stop
             if delta.usage is not None:
                 self._output_tokens = delta.usage.output_tokens or self._output_tokens
+                self._input_usage = _cumulative(self._input_usage, delta.usage)
         elif kind == "message_stop":
             self._stopped = True
         elif kind == "content_block_stop":
@@ -188,6 +191,17 @@ class MessageStreamAccumulator:
             content.append(
                 ToolCall(native_id=block.id, name=block.name, arguments=value, arguments_error=error, raw_arguments=raw)
             )
-        usage = usage_of(self._input_usage)
-        usage = Usage(input_tokens=usage.input_tokens, output_tokens=self._output_tokens)
+        usage = usage_of(self._input_usage).model_copy(update={"output_tokens": self._output_tokens})
         return build_response(content, self._stop, self._model, usage)
+
+
+def _cumulative(started: ShapeUsage | None, delta: OutputUsage) -> ShapeUsage | None:
+    """``message_start``'s input counts, updated by those a ``message_delta`` carries (cumulative)."""
+    given = {
+        name: value
+        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        if (value := getattr(delta, name)) is not None
+    }
+    if not given:
+        return started
+    return (started or ShapeUsage()).model_copy(update=given)

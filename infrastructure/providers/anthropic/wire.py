@@ -128,10 +128,14 @@ def stop_reason(raw: str | None, has_calls: bool) -> StopReason:
 
 
 def usage_of(usage: Any) -> Usage:
-    """Tokens used; cached input counts as input."""
+    """Tokens used: ``input_tokens`` counts the cache reads and writes too (the API counts them apart)."""
     if usage is None:
         return Usage()
-    cached = (getattr(usage, "cache_creation_input_tokens", None) or 0) + (
-        getattr(usage, "cache_read_input_tokens", None) or 0
+    read = usage.cache_read_input_tokens or 0
+    written = usage.cache_creation_input_tokens or 0
+    return Usage(
+        input_tokens=(usage.input_tokens or 0) + read + written,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_input_tokens=read,
+        cache_write_input_tokens=written,
     )
-    return Usage(input_tokens=(usage.input_tokens or 0) + cached, output_tokens=usage.output_tokens or 0)

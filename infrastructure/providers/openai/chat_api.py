@@ -9,6 +9,7 @@ from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.openai.cache import prompt_cache_key
 from quorum.infrastructure.providers.openai.settings import OpenAISettings
 from quorum.infrastructure.providers.openai.stream import ChatStreamAccumulator
 from quorum.infrastructure.providers.openai.wire import message_to_wire, parse_completion, tools_to_wire
@@ -26,7 +27,9 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
     OpenAI API, which replaced ``max_tokens`` (reasoning models refuse it), and as ``max_tokens``
     to a custom endpoint (what compatible servers know). ``images = false`` replaces the images of
     tool results and tasks with a note. Reasoning is ``reasoning_effort``; Chat Completions
-    returns no reasoning to keep (Anthropic's kept blocks are never sent here).
+    returns no reasoning to keep (Anthropic's kept blocks are never sent here). With
+    ``cache = "auto"`` every request of a conversation carries the same ``prompt_cache_key``
+    (``cache.py``).
     """
 
     sdk: ClassVar[str] = "openai"
@@ -54,6 +57,8 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
         if self.settings.max_tokens is not None:
             field = "max_tokens" if self.custom_endpoint else "max_completion_tokens"
             request[field] = self.settings.max_tokens
+        if self.settings.cache == "auto" and (key := prompt_cache_key(messages)):
+            request["prompt_cache_key"] = key
         return request
 
     def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from quorum.application.ports.llm import ToolSchemas
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, ReasoningLevel
 from quorum.infrastructure.providers.errors import ErrorTranslator
+from quorum.infrastructure.providers.openai.cache import prompt_cache_key
 from quorum.infrastructure.providers.openai.responses_reasoning import with_effort
 from quorum.infrastructure.providers.openai.responses_stream import ResponsesStreamAccumulator
 from quorum.infrastructure.providers.openai.responses_wire import message_to_wire, parse_response, tools_to_wire
@@ -23,6 +24,7 @@ class ResponsesApi(WireApi[OpenAISettings]):
     out as ``{"type": "function", "name", "description", "parameters"}``. Nothing is stored at the
     provider (``store: false``), so no response id is needed to go on and a deferred run can be
     continued anywhere. The output cap (``max_tokens`` in the settings) is ``max_output_tokens``.
+    With ``cache = "auto"`` every request of a conversation carries the same ``prompt_cache_key``.
     """
 
     sdk: ClassVar[str] = "openai"
@@ -48,6 +50,8 @@ class ResponsesApi(WireApi[OpenAISettings]):
                 request["tool_choice"] = "none"
         if self.settings.max_tokens is not None:
             request["max_output_tokens"] = self.settings.max_tokens
+        if self.settings.cache == "auto" and (key := prompt_cache_key(messages)):
+            request["prompt_cache_key"] = key
         return request
 
     def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:

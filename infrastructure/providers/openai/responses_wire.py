@@ -170,4 +170,9 @@ def usage_of(usage: shapes.Usage | None) -> Usage:
     """The neutral usage of a response's ``usage`` (input includes cached tokens)."""
     if usage is None:
         return Usage()
-    return Usage(input_tokens=usage.input_tokens or 0, output_tokens=usage.output_tokens or 0)
+    details = usage.input_tokens_details
+    return Usage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_input_tokens=(details.cached_tokens or 0) if details is not None else 0,
+    )

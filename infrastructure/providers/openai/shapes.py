@@ -11,11 +11,18 @@ from pydantic import Field
 from quorum.infrastructure.providers.http_body import Shape
 
 
+class PromptDetails(Shape):
+    """``usage.prompt_tokens_details``: how many of the prompt tokens were read from the cache."""
+
+    cached_tokens: int | None = None
+
+
 class Usage(Shape):
     """Token counts; servers that count nothing send zeros or nulls."""
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    prompt_tokens_details: PromptDetails | None = None
 
 
 class Function(Shape):

@@ -145,6 +145,13 @@ def stop_reason(finish_reason: str | None, has_calls: bool) -> StopReason:
 
 
 def _usage(usage: Any) -> Usage:
+    """Tokens used; ``prompt_tokens`` counts the cached ones, which are also read apart (OpenAI writes for free)."""
     if usage is None:
         return Usage()
-    return Usage(input_tokens=usage.prompt_tokens or 0, output_tokens=usage.completion_tokens or 0)
+    details = usage.prompt_tokens_details
+    cached = (details.cached_tokens or 0) if details is not None else 0
+    return Usage(
+        input_tokens=usage.prompt_tokens or 0,
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_input_tokens=cached,
+    )

@@ -69,14 +69,16 @@ def anthropic_gateway(server: ScriptedHttpServer, **settings: Any) -> AnthropicG
 
 @pytest.fixture
 async def oai(oai_server: ScriptedHttpServer) -> AsyncIterator[OpenAIChatGateway]:
-    gateway = openai_gateway(oai_server)
+    """A gateway sending the mapping's exact wire: ``cache = "off"`` (test_prompt_caching.py adds caching)."""
+    gateway = openai_gateway(oai_server, cache="off")
     yield gateway
     await gateway.aclose()
 
 
 @pytest.fixture
 async def ant(ant_server: ScriptedHttpServer) -> AsyncIterator[AnthropicGateway]:
-    gateway = anthropic_gateway(ant_server)
+    """A gateway sending the mapping's exact wire: ``cache = "off"`` (test_prompt_caching.py adds caching)."""
+    gateway = anthropic_gateway(ant_server, cache="off")
     yield gateway
     await gateway.aclose()
 

@@ -154,4 +154,5 @@ async def test_a_run_started_on_openai_continues_on_anthropic(
         "content": "notes.txt b.txt",
         "is_error": False,
     }
-    assert messages[-1] == {"role": "user", "content": "Sure?"}
+    marker = {"type": "ephemeral"}  # prompt caching marks the newest message (cache = "auto")
+    assert messages[-1] == {"role": "user", "content": [{"type": "text", "text": "Sure?", "cache_control": marker}]}

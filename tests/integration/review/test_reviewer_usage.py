@@ -56,7 +56,12 @@ async def test_votes_carry_their_model_and_tokens_and_the_decision_sums_them(
     assert decision.usage == Usage(input_tokens=420, output_tokens=30)
     records = ReviewEvent.of(call.native_id, call.name, decision).model_dump(mode="json")["votes"]
     assert records[0]["model"] == ids[0]
-    assert records[0]["usage"] == {"input_tokens": 100, "output_tokens": 7}
+    assert records[0]["usage"] == {
+        "input_tokens": 100,
+        "output_tokens": 7,
+        "cache_read_input_tokens": 0,
+        "cache_write_input_tokens": 0,
+    }
 
 
 async def test_a_failing_reviewer_model_votes_error_with_no_tokens(gateway: PluginLlmGateway) -> None:

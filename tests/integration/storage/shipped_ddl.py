@@ -44,8 +44,17 @@ SQLITE_SHIPPED = (
     CREATE TABLE payloads (run_id TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL,
         PRIMARY KEY (run_id, key)) WITHOUT ROWID;
     """,
+    """
+    ALTER TABLE runs ADD COLUMN cache_read_input_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN cache_write_input_tokens INTEGER NOT NULL DEFAULT 0;
+    UPDATE runs SET
+        cache_read_input_tokens = COALESCE((SELECT json_extract(data, '$.usage.cache_read_input_tokens') FROM events
+            WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0),
+        cache_write_input_tokens = COALESCE((SELECT json_extract(data, '$.usage.cache_write_input_tokens') FROM events
+            WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0);
+    """,
 )
-"""SQLite's migrations 1 to 5 as they shipped."""
+"""SQLite's migrations 1 to 6 as they shipped."""
 
 POSTGRES_SHIPPED = (
     """
@@ -69,5 +78,14 @@ POSTGRES_SHIPPED = (
     ALTER TABLE decisions ADD COLUMN decision_id TEXT;
     CREATE TABLE payloads (run_id TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, key))
     """,
+    """
+    ALTER TABLE runs ADD COLUMN cache_read_input_tokens BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN cache_write_input_tokens BIGINT NOT NULL DEFAULT 0;
+    UPDATE runs SET
+        cache_read_input_tokens = COALESCE((SELECT (data#>>'{usage,cache_read_input_tokens}')::bigint FROM events
+            WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0),
+        cache_write_input_tokens = COALESCE((SELECT (data#>>'{usage,cache_write_input_tokens}')::bigint FROM events
+            WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0)
+    """,
 )
-"""PostgreSQL's migrations 1 and 2 as they shipped."""
+"""PostgreSQL's migrations 1 to 3 as they shipped."""

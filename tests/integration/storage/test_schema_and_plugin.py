@@ -70,27 +70,44 @@ def user_version(path: Path) -> int:
         conn.close()
 
 
-async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
-    make_v1_log(db_path)
-    conn = sqlite3.connect(db_path)
-    conn.executescript(V2)
-    conn.execute("PRAGMA user_version = 2")
-    usage = {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
+def _finished_with(conn: sqlite3.Connection, usage: dict[str, int]) -> None:
+    """Give the old log's run a ``run_finished`` event of ``usage`` (and a cost), then commit and close."""
     finished = {"type": "run_finished", "stop_reason": "end_turn", "turns": 1, "output": "hi there", "usage": usage,
                 "detail": None, "cost": 0.0125}  # fmt: skip
     conn.execute("UPDATE events SET data = ? WHERE run_id = 'old' AND type = 'run_finished'", (json.dumps(finished),))
     conn.commit()
     conn.close()
+
+
+async def test_a_version_2_log_gets_reviewer_tokens_and_cost_from_its_run_finished_events(db_path: Path) -> None:
+    make_v1_log(db_path)
+    conn = sqlite3.connect(db_path)
+    conn.executescript(V2)
+    conn.execute("PRAGMA user_version = 2")
+    _finished_with(
+        conn, {"input_tokens": 3, "output_tokens": 2, "reviewer_input_tokens": 40, "reviewer_output_tokens": 5}
+    )
     run = SqliteRunStore(db_path).get_run("old")
     assert run is not None and (run.usage.reviewer_input_tokens, run.usage.reviewer_output_tokens) == (40, 5)
     assert run.cost == 0.0125
+
+
+def test_an_old_log_gets_its_cache_tokens_from_its_run_finished_events(db_path: Path) -> None:
+    make_v1_log(db_path)
+    usage = {"input_tokens": 300, "output_tokens": 2, "cache_read_input_tokens": 250, "cache_write_input_tokens": 40}
+    _finished_with(sqlite3.connect(db_path), usage)
+    store = SqliteRunStore(db_path)
+    run = store.get_run("old")
+    store.close()
+    assert run is not None
+    assert (run.usage.cache_read_input_tokens, run.usage.cache_write_input_tokens) == (250, 40)
 
 
 async def test_a_version_1_log_is_migrated_on_open_and_keeps_its_runs(db_path: Path) -> None:
     make_v1_log(db_path)
     store = SqliteRunStore(db_path)
     run = store.get_run("old")
-    assert user_version(db_path) == SCHEMA_VERSION == 5
+    assert user_version(db_path) == SCHEMA_VERSION == 6
     assert run is not None and (run.status, run.output, run.parent_run_id) == ("end_turn", "hi there", None)
     assert run.turns == 1  # v2 tracks turns; the migration counted them from the events
     assert (run.usage.reviewer_input_tokens, run.cost) == (0, None)  # v3: reviewer tokens and cost, unknown here

@@ -41,9 +41,12 @@ def _script() -> ScriptedSession:
             calls(
                 ("read", {"path": "a.txt"}),
                 ("write", {"path": "b.txt", "text": SECRET}),
-                usage=Usage(input_tokens=100, output_tokens=20),
+                usage=Usage(input_tokens=100, output_tokens=20, cache_write_input_tokens=90),
             ),
-            text(f"done, the key was {SECRET}", usage=Usage(input_tokens=150, output_tokens=7)),
+            text(
+                f"done, the key was {SECRET}",
+                usage=Usage(input_tokens=150, output_tokens=7, cache_read_input_tokens=90, cache_write_input_tokens=40),
+            ),
         ]
     )
 
@@ -87,6 +90,12 @@ async def test_a_run_is_one_trace_agent_chats_tools_and_reviews_with_their_paren
     assert sum(span.attributes[gen_ai.GEN_AI_USAGE_INPUT_TOKENS] for span in chats) == result.usage.input_tokens == 250
     assert sum(span.attributes[gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS] for span in chats) == result.usage.output_tokens == 27
     assert run.attributes[gen_ai.GEN_AI_USAGE_INPUT_TOKENS] == 250
+    read_tokens, written_tokens = (
+        gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+    )
+    assert [(span.attributes[read_tokens], span.attributes[written_tokens]) for span in chats] == [(0, 90), (90, 40)]
+    assert (run.attributes[read_tokens], run.attributes[written_tokens]) == (90, 130)
 
     tools = {span.name: span for span in receiver.children(run) if span.name.startswith("execute_tool")}
     assert set(tools) == {"execute_tool read", "execute_tool write"}

@@ -75,7 +75,7 @@ async def test_reviewer_tokens_add_up_apart_from_the_agents() -> None:
     (finished,) = observer.of("run_finished")
     assert finished.usage == expected and finished.cost is None  # no price list: unknown
     assert [v["usage"] for e in observer.of("review") for v in e.model_dump(mode="json")["votes"]] == [
-        {"input_tokens": 400, "output_tokens": 20}
+        {"input_tokens": 400, "output_tokens": 20, "cache_read_input_tokens": 0, "cache_write_input_tokens": 0}
     ] * 2
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from quorum.cli.chat import slash
 from quorum.cli.chat.conversation import Conversation, SessionSpending
 from quorum.domain.events import RunFinished, RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
@@ -83,3 +85,14 @@ def test_spending_sums_agent_and_reviewer_tokens_and_says_when_a_price_is_unknow
     unknown = SessionSpending()
     unknown.add(_finished(1, 0, None))
     assert unknown.describe().endswith("cost unknown (no prices for the model)")
+
+
+def test_spending_keeps_the_cached_parts_of_each_runs_input() -> None:
+    spending = SessionSpending()
+    cached = RunUsage(input_tokens=3000, output_tokens=10, cache_read_input_tokens=2500, cache_write_input_tokens=400)
+    spending.add(RunFinished(stop_reason="end_turn", turns=1, output="", usage=cached, cost=0.002))
+    spending.add(_finished(100, 0, 0.001))
+
+    assert (spending.usage.cache_read_input_tokens, spending.usage.cache_write_input_tokens) == (2500, 400)
+    assert "agent 3,111 tokens (3,100 in (2,500 from cache, 400 to cache), 11 out)" in spending.describe()
+    assert spending.cost == pytest.approx(0.003)

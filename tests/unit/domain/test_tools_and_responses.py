@@ -95,6 +95,15 @@ def test_usage_adds() -> None:
     assert (total.input_tokens, total.output_tokens, total.total_tokens) == (11, 22, 33)
 
 
+def test_usage_adds_its_cache_parts_which_are_part_of_the_input() -> None:
+    first = Usage(input_tokens=100, output_tokens=2, cache_read_input_tokens=60, cache_write_input_tokens=30)
+    total = first + Usage(input_tokens=50, output_tokens=1, cache_read_input_tokens=40)
+
+    assert (total.input_tokens, total.cache_read_input_tokens, total.cache_write_input_tokens) == (150, 100, 30)
+    assert total.uncached_input_tokens == 20
+    assert total.total_tokens == 153
+
+
 def test_model_id_parse() -> None:
     assert ModelId.parse("openai:gpt-4.1-mini") == ModelId(provider="openai", model="gpt-4.1-mini")
     assert ModelId.parse("scripted:examples/demo.toml").model == "examples/demo.toml"
@@ -111,7 +120,14 @@ def test_run_finished_json_matches_contract() -> None:
         "stop_reason": "end_turn",
         "turns": 2,
         "output": "hi",
-        "usage": {"input_tokens": 3, "output_tokens": 4, "reviewer_input_tokens": 0, "reviewer_output_tokens": 0},
+        "usage": {
+            "input_tokens": 3,
+            "output_tokens": 4,
+            "cache_read_input_tokens": 0,
+            "cache_write_input_tokens": 0,
+            "reviewer_input_tokens": 0,
+            "reviewer_output_tokens": 0,
+        },
         "detail": None,
         "cost": None,
     }

@@ -100,6 +100,8 @@ def test_the_names_are_the_semantic_conventions_constants() -> None:
         names.FINISH_REASONS: gen_ai.GEN_AI_RESPONSE_FINISH_REASONS,
         names.INPUT_TOKENS: gen_ai.GEN_AI_USAGE_INPUT_TOKENS,
         names.OUTPUT_TOKENS: gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS,
+        names.CACHE_READ_TOKENS: gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+        names.CACHE_WRITE_TOKENS: gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
         names.TOKEN_TYPE: gen_ai.GEN_AI_TOKEN_TYPE,
         names.INPUT_MESSAGES: gen_ai.GEN_AI_INPUT_MESSAGES,
         names.OUTPUT_MESSAGES: gen_ai.GEN_AI_OUTPUT_MESSAGES,
