@@ -1,7 +1,8 @@
 """Incoming lines the SDK's receive loop could not survive are logged and dropped before it reads them.
 
 The SDK logs and skips a line that is not JSON, but a line that is JSON without being a message
-object (``[1, 2]``, ``"text"``) or a response whose ``id`` cannot be a key (``{"id": [1]}``) raises
+object (``[1, 2]``, ``"text"``), a response whose ``id`` cannot be a key (``{"id": [1]}``) or a
+line nested too deeply to parse (100,000 ``[``: ``RecursionError``, not a ``ValueError``) raises
 inside its receive loop, which ends the connection. ``forward_messages`` sits between stdin and
 the SDK: it passes every line that is not JSON (the SDK logs those) and every JSON object with a
 usable ``id``, and logs the rest, so no client input ends the agent.
@@ -24,6 +25,8 @@ def admissible(line: bytes) -> bool:
         message = json.loads(line)
     except ValueError:
         return True  # the SDK logs it and reads on
+    except Exception:  # RecursionError (too deep), MemoryError…: the SDK's parse would end the agent
+        return False
     if not isinstance(message, dict):
         return False
     return "id" not in message or (isinstance(message["id"], _ID_TYPES) and not isinstance(message["id"], bool))

@@ -173,7 +173,10 @@ async def test_stdout_holds_nothing_but_protocol_messages(cli: Cli, tmp_path: Pa
         process.stdin.write((json.dumps(message) + "\n").encode())
 
     try:
-        for malformed in (b"this is not json", b"[1, 2]", b'"text"', b'{"jsonrpc": "2.0", "id": [7], "result": 1}'):
+        deep = b"[" * 100_000 + b"]" * 100_000  # json.loads raises RecursionError, not ValueError
+        deep_object = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+        known = (b"this is not json", b"[1, 2]", b'"text"', b'{"jsonrpc": "2.0", "id": [7], "result": 1}')
+        for malformed in (*known, deep, deep_object):
             process.stdin.write(malformed + b"\n")  # logged and skipped, never fatal
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
         assert (await answer(1))["result"]["agentInfo"]["name"] == "quorum"
