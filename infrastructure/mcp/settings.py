@@ -20,7 +20,8 @@ class McpServerSettings(Section):
     Attributes:
         env, headers: ``${VAR}`` is replaced from the environment; an unset variable fails the server.
         auth: OAuth of an HTTP server (``[mcp.servers.NAME.auth]``, see ``McpAuthSettings``).
-        cwd: working directory of a stdio server; relative paths are taken from the workspace.
+        cwd: working directory of a stdio server (default: the workspace); relative paths are taken
+            from the workspace.
         lazy: start on the first call of one of its tools (its list comes from the cache file).
             Ignored when ``required``: a required server starts before the run.
         timeout_seconds: deadline for starting (connect, handshake, first tool list) and for

@@ -141,7 +141,9 @@ async def open_client(
         from mcp.client.stdio import stdio_client
 
         env = expand_variables(settings.env, endpoint.env, where=f"{endpoint.where}.env")
-        cwd = settings.cwd and str((endpoint.workspace / settings.cwd).resolve())
+        # No cwd: the workspace, not this process's directory (under ``quorum acp`` the editor's
+        # project is the session's cwd, while the agent runs wherever the editor started it).
+        cwd = str((endpoint.workspace / (settings.cwd or ".")).resolve())
         params = StdioServerParameters(command=settings.command, args=list(settings.args), env=env or None, cwd=cwd)
         transport = watched(stdio_client(params, errlog=endpoint.stderr.file()), ended)
     else:

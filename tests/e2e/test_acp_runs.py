@@ -211,3 +211,16 @@ def test_stray_writes_to_stdout_and_children_land_on_stderr() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=DEADLINE, check=True)
     assert done.stdout == "protocol line\n"
     assert "stray print" in done.stderr and "child process" in done.stderr
+
+
+async def test_an_mcp_server_without_a_cwd_runs_in_the_sessions_workspace(cli: Cli) -> None:
+    """Not in the agent's own directory: the editor's project is where the session's tools act."""
+    call = {"name": "mcp__probe__record", "arguments": {"path": "where.txt", "text": "here"}, "id": "m1"}
+    model = write_script(cli, [{"tool_calls": [call]}, {"text": "recorded"}])
+    client = RecordingClient(answers=["allow_once"])
+    server = McpServerStdio(name="probe", command=sys.executable, args=[str(PROBE)], env=[])
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[server]))
+        assert await prompt(conn, session.session_id, "record where you are") == "end_turn"
+    assert (cli.workspace / "where.txt").read_text() == "here\n"
+    assert not (cli.workspace.parent / "client" / "where.txt").exists()
