@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,8 @@ class QuorumAgent:
     def __init__(self, options: AgentOptions) -> None:
         self._options = options
         self._sessions: dict[str, AcpSession] = {}
+        self._trust_open: dict[str, tuple[str, list[Any], tuple[Any, ...]]] = {}
+        """Sessions whose workspace's untrusted keys the editor is to be asked about (at their first prompt)."""
         self._conn: Any = None
         self._later: set[asyncio.Task[None]] = set()
 
@@ -122,7 +125,7 @@ class QuorumAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         from quorum.acp.client_inputs import prompt_task
 
-        session = self._session(session_id)
+        session = await self._settle_trust(session_id)
         try:
             task, images = prompt_task(prompt, session.workspace)
         except QuorumError as error:
@@ -156,15 +159,21 @@ class QuorumAgent:
         self._later.add(task)
         task.add_done_callback(self._later.discard)
 
-    async def _open(self, session_id: str, cwd: str, mcp_servers: list[Any], *, replace: bool = False) -> AcpSession:
+    async def _open(
+        self, session_id: str, cwd: str, mcp_servers: list[Any], *, replace: bool = False, trusted: bool = False
+    ) -> AcpSession:
         """Build and open a session's composition (see ``quorum.acp.session``).
+
+        ``trusted``: the editor said to use the workspace's files (``trust_question``). Otherwise
+        the keys an untrusted workspace may not set are left out, and the editor is asked about
+        them at the session's first prompt.
 
         Raises:
             RequestError: a bad ``cwd`` or MCP server, an invalid configuration, a required
                 sandbox missing (nothing is left open then).
         """
         from quorum.acp.client_inputs import session_cwd
-        from quorum.acp.compose import session_container
+        from quorum.acp.compose import session_container, untrusted_keys
         from quorum.composition.runtime import Runtime
         from quorum.infrastructure.review.settings import ReviewSettings
         from quorum.infrastructure.tools.workspace import Workspace
@@ -175,7 +184,7 @@ class QuorumAgent:
         runtime: Runtime | None = None
         try:
             workspace = session_cwd(cwd)
-            container = session_container(workspace, mcp_servers, options.config_path)
+            container = session_container(workspace, mcp_servers, options.config_path, trusted=trusted)
             scopes = SessionScopes()
             runtime = Runtime(container)
             runtime.open()
@@ -206,7 +215,36 @@ class QuorumAgent:
                 raise _invalid(error) from None
             raise
         self._sessions[session_id] = session
+        self._trust_open.pop(session_id, None)
+        if not trusted and (findings := untrusted_keys(workspace, options.config_path)):
+            self._trust_open[session_id] = (cwd, list(mcp_servers), findings)
         return session
+
+    async def _settle_trust(self, session_id: str) -> AcpSession:
+        """Ask the editor about the workspace's untrusted keys (once per session); reopen trusted if it says so."""
+        from quorum.acp.trust_question import ask_trust
+        from quorum.composition.trust import files_to_trust, trust_store
+
+        session = self._session(session_id)
+        opened = self._trust_open.pop(session_id, None)
+        if opened is None:
+            return session
+        cwd, servers, findings = opened
+        workspace = session.workspace.root
+        files = files_to_trust(workspace, os.environ).files
+
+        def ask(call: Any, options: list[Any]) -> Any:
+            return self._conn.request_permission(session_id=session_id, tool_call=call, options=options)
+
+        answer = await ask_trust(ask, workspace, findings, files)
+        if answer == "ignore":
+            return session
+        if answer == "always":
+            trust_store().trust(workspace, files)
+        conversation = session.conversation  # the mode is the trusted files' (their hil_mode)
+        reopened = await self._open(session_id, cwd, servers, replace=True, trusted=True)
+        reopened.conversation = conversation
+        return reopened
 
     async def _close(self, session_id: str) -> None:
         session = self._sessions.pop(session_id, None)

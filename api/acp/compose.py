@@ -19,8 +19,13 @@ if TYPE_CHECKING:
     from quorum.composition.container import Container
 
 
-def session_container(workspace: Path, mcp_servers: Sequence[Any], config_path: Path | None) -> Container:
+def session_container(
+    workspace: Path, mcp_servers: Sequence[Any], config_path: Path | None, *, trusted: bool = False
+) -> Container:
     """The composition of a session in ``workspace`` (see the module docstring).
+
+    ``trusted``: the editor said to use the workspace's files for this session (``trust_question``);
+    otherwise they are read through the trust gate.
 
     Raises:
         ConfigurationError: the configuration is invalid (read when first used).
@@ -41,7 +46,7 @@ def session_container(workspace: Path, mcp_servers: Sequence[Any], config_path: 
             user_config_dir=user_config_dir(),
             config_path=config_path,
             overrides=overrides,
-            trusted=trust_check(os.environ),
+            trusted=(lambda _directory, _files: True) if trusted else trust_check(os.environ),
         )
 
     configured = layers().data.get("mcp", {}).get("servers", {})
@@ -50,3 +55,19 @@ def session_container(workspace: Path, mcp_servers: Sequence[Any], config_path: 
         overrides["mcp"] = {"servers": tables}
     options = AppOptions(config_path=config_path, overrides=overrides, interactive=True)
     return build_container(options, raw_config=layers())
+
+
+def untrusted_keys(workspace: Path, config_path: Path | None) -> tuple[Any, ...]:
+    """The restricted keys of ``workspace``'s files left out because it is not trusted (``Finding``s)."""
+    from quorum.composition.paths import user_config_dir
+    from quorum.composition.trust import trust_check
+    from quorum.infrastructure.config.loader import collect_layers
+
+    raw = collect_layers(
+        cwd=workspace,
+        env=os.environ,
+        user_config_dir=user_config_dir(),
+        config_path=config_path,
+        trusted=trust_check(os.environ),
+    )
+    return tuple(raw.untrusted)

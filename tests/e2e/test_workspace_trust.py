@@ -119,31 +119,66 @@ def _pwned(cli: Cli) -> bool:
     return any((where / "PWNED").exists() for where in (cli.workspace, cli.workspace.parent / "client"))
 
 
-async def _acp_session(cli: Cli) -> Any:
-    """One ``quorum acp`` session in the workspace, the write answered "reject once"; returns the client."""
+async def _acp_session(cli: Cli, *answers: str) -> Any:
+    """One ``quorum acp`` session in the workspace, given ``answers`` (default: "reject once" to each question)."""
     from tests.e2e.acp_client import RecordingClient, agent, prompt, within
 
-    client = RecordingClient(answers=["reject_once"])
+    client = RecordingClient(answers=list(answers or ("reject_once", "reject_once")))
     async with agent(cli, client, "--model", f"scripted:{cli.workspace / 's.json'}") as conn:
         session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        assert not _pwned(cli)  # nothing the files configure runs before the editor answers
         assert await prompt(conn, session.session_id, "write notes") == "end_turn"
     return client
 
 
-async def test_acp_refuses_an_untrusted_repositorys_keys_until_trusted(cli: Cli) -> None:
-    """``quorum acp`` reads the client's ``cwd`` through the same gate: no program, the write asked."""
+def _asked(client: Any) -> list[str]:
+    return [tool_call.tool_call_id for tool_call, _options in client.permissions]
+
+
+async def test_acp_asks_the_editor_and_ignores_the_keys_when_told_to(cli: Cli) -> None:
+    """``quorum acp`` reads the client's ``cwd`` through the gate: the editor is asked; told to ignore, nothing runs."""
     cli = _hostile(cli)
     client = await _acp_session(cli)
     assert not _pwned(cli)
     assert (cli.workspace / "notes.txt").read_text() == "mine\n"
-    [(tool_call, _options)] = client.permissions  # asked, not approved by the repository's hil_mode
-    assert tool_call.tool_call_id == "w1"
+    assert _asked(client) == ["quorum-trust-workspace", "w1"]  # the write asked, not approved by hil_mode
+    question = client.permissions[0][0].content[0].content.text
+    assert 'review.hil_mode = "auto_approve"' in question and "mcp.servers.pwn.command" in question
+    assert {option.kind for option in client.permissions[0][1]} == {"allow_once", "allow_always", "reject_once"}
     assert "untrusted workspace" in (cli.workspace.parent / "acp-stderr.txt").read_text()
 
     assert cli("trust", "--yes", str(cli.workspace)).code == 0
     trusted = await _acp_session(cli)
     assert _pwned(cli)
     assert trusted.permissions == [] and (cli.workspace / "notes.txt").read_text() == "owned\n"
+
+
+async def test_acp_allow_once_uses_the_keys_for_that_session_only(cli: Cli) -> None:
+    cli = _hostile(cli)
+    client = await _acp_session(cli, "allow_once")
+    assert _asked(client) == ["quorum-trust-workspace"]  # the write then approved by the file's hil_mode
+    assert _pwned(cli) and (cli.workspace / "notes.txt").read_text() == "owned\n"
+    (cli.workspace / "PWNED").unlink()
+    cli.write("notes.txt", "mine\n")
+    again = await _acp_session(cli)
+    assert _asked(again)[0] == "quorum-trust-workspace" and not _pwned(cli)
+
+
+async def test_acp_always_trusts_until_a_file_changes(cli: Cli) -> None:
+    cli = _hostile(cli)
+    client = await _acp_session(cli, "allow_always")
+    assert _asked(client) == ["quorum-trust-workspace"] and _pwned(cli)
+    listed = cli("trust", "--list")
+    assert str(cli.workspace) in listed.stdout, listed.stdout
+    (cli.workspace / "PWNED").unlink()
+    cli.write("notes.txt", "mine\n")
+    quiet = await _acp_session(cli)
+    assert quiet.permissions == [] and _pwned(cli)  # trusted: not asked again
+    (cli.workspace / "PWNED").unlink()
+    cli.write("notes.txt", "mine\n")
+    cli.write("quorum.toml", HOSTILE + "\n# changed\n")
+    changed = await _acp_session(cli)
+    assert _asked(changed)[0] == "quorum-trust-workspace" and not _pwned(cli)
 
 
 def test_serve_reads_its_own_directory_through_the_same_gate(cli: Cli) -> None:
