@@ -293,6 +293,8 @@ class ToolBatch:
                 turn.refuse(index, invalid or Unrun(""), self._observer)
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)
+            elif (refused := self._precheck(planned.call)) is not None:
+                turn.refuse(index, refused, self._observer)
             elif planned.risk.level is RiskLevel.LOW:
                 low.append(planned)
             else:
@@ -352,6 +354,8 @@ class ToolBatch:
                 turn.refuse(index, invalid or Unrun(""), self._observer)
             elif planned.rule is not None and planned.rule.decision == "deny":
                 self._reject(turn, planned, rule_decision(planned.rule), rejections)
+            elif decision.approved and (refused := self._precheck(planned.call)) is not None:
+                turn.refuse(index, refused, self._observer)
             elif decision.approved:
                 self._observer.on_event(ReviewEvent.of(planned.call.native_id, planned.call.name, decision))
                 rejections.count = 0
@@ -359,13 +363,18 @@ class ToolBatch:
             else:
                 self._reject(turn, planned, decision, rejections)
 
+    def _precheck(self, call: ToolCall) -> Unrun | None:
+        """The executor's own refusal of ``call`` (``CallPrecheck``), asked after the deny rules and before review."""
+        if not isinstance(self._executor, CallPrecheck):
+            return None
+        problem = self._executor.precheck(call)
+        return None if problem is None else Unrun.invalid(call.name, problem)
+
     def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, Unrun | None]:
         tool = self._offered.get(call.name)
         if tool is None:
             return None, Unrun.unknown_tool(call.name, self._offered)
         problem = self._validator.problems(call, self._schemas[tool.name]["input_schema"])
-        if problem is None and isinstance(self._executor, CallPrecheck):
-            problem = self._executor.precheck(call)  # refused before anyone reviews it
         if problem is not None:
             return None, Unrun.invalid(call.name, problem)
         screening = screen_call(self._reviewer, call, tool, self._executor.assess_risk(call, tool))

@@ -13,6 +13,11 @@ from tests.e2e.acp_client import RecordingClient, agent, prompt, within, write_s
 from tests.e2e.conftest import Cli
 
 
+def read(path: str) -> dict[str, Any]:
+    """A turn reading ``path``: an existing file is written only once the run has read it."""
+    return {"tool_calls": [{"name": "read_file", "arguments": {"path": path}, "id": "r0"}]}
+
+
 def write(path: str, content: str, call_id: str) -> dict[str, Any]:
     return {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": content}, "id": call_id}]}
 
@@ -24,7 +29,7 @@ def result_of(client: RecordingClient, call_id: str) -> Any:
 
 async def test_an_approved_write_is_asked_with_its_diff_and_lands_on_disk(cli: Cli) -> None:
     target = cli.write("notes.txt", "before\n")
-    model = write_script(cli, [write("notes.txt", "after\n", "w1"), {"text": "written"}])
+    model = write_script(cli, [read("notes.txt"), write("notes.txt", "after\n", "w1"), {"text": "written"}])
     client = RecordingClient(answers=["allow_once"])
     async with agent(cli, client, "--model", model) as conn:
         session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
@@ -36,7 +41,7 @@ async def test_an_approved_write_is_asked_with_its_diff_and_lands_on_disk(cli: C
     assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
     assert "write_file in ./" in options[1].name  # the terminal's scope, stated
     assert target.read_text() == "after\n"
-    [start] = client.of("tool_call")
+    [start] = [u for u in client.of("tool_call") if u.tool_call_id == "w1"]
     assert start.content[0].type == "diff" and start.content[0].new_text == "after\n"
     done = result_of(client, "w1")
     assert done.status == "completed" and done.content[0].type == "diff"
@@ -44,7 +49,7 @@ async def test_an_approved_write_is_asked_with_its_diff_and_lands_on_disk(cli: C
 
 async def test_a_rejected_write_leaves_the_file_and_the_model_gets_the_reason(cli: Cli) -> None:
     target = cli.write("notes.txt", "before\n")
-    model = write_script(cli, [write("notes.txt", "after\n", "w1"), {"text": "not written"}])
+    model = write_script(cli, [read("notes.txt"), write("notes.txt", "after\n", "w1"), {"text": "not written"}])
     client = RecordingClient(answers=["reject_once"])
     async with agent(cli, client, "--model", model) as conn:
         session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))

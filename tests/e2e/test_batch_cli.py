@@ -139,6 +139,7 @@ def test_exit_codes_waiting_for_approval_and_stopped_early(cli: Cli) -> None:
     done = cli("batch", "waits.jsonl", "--json")
     assert done.code == 0 and lines(done)[0][0]["status"] == "end_turn"
     assert (cli.workspace / "out.txt").read_text() == "x\n"
+    (cli.workspace / "out.txt").unlink()  # a new file again: one that exists is written only once read
 
     cli.write(
         "mixed.jsonl",

@@ -22,6 +22,7 @@ pytest.importorskip("starlette")
 SCRIPT = {
     "conversation": "continue",
     "turns": [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}, "id": "r1"}]},  # read, then write
         {
             "text": "writing",
             "tool_calls": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "B's\n"}, "id": "w1"}],

@@ -29,6 +29,7 @@ def db(cli: Cli) -> Path:
 
 def two_turn_run(cli: Cli, *extra: str) -> list[dict]:
     cli.write("notes.txt", "remember the milk\n")
+    (cli.workspace / "todo.txt").unlink(missing_ok=True)  # a new file each run: an existing one needs a read first
     model = script(
         cli,
         {

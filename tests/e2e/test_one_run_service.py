@@ -110,9 +110,12 @@ async def test_every_driver_records_the_same_events_for_the_same_task(cli: Cli) 
     by_cli = recorded_types(cli, ran.events()[0]["run_id"])
     assert by_cli.count("tool_result") == 3 and by_cli[-1] == "run_finished"
     assert (cli.workspace / "out.txt").read_text() == "ab\n"
+    fresh = cli.workspace / "out.txt"  # removed before each driver: an existing file is written only once read
 
+    fresh.unlink()
     by_api = recorded_types(cli, through_the_python_api(cli, model))
 
+    fresh.unlink()
     server = Server(cli)
     try:
         run_id = server.start("read a and b, write out", model)
@@ -123,6 +126,7 @@ async def test_every_driver_records_the_same_events_for_the_same_task(cli: Cli) 
     by_server = recorded_types(cli, run_id)
     assert [m.type for m in streamed] == by_server  # the stream is the run log
 
+    fresh.unlink()
     by_acp = recorded_types(cli, await through_acp(cli, model))
 
     assert by_api == by_cli
@@ -145,6 +149,7 @@ def test_a_deferred_call_continues_the_same_way_through_approve_and_the_api(cli:
 
     approved = cli("approve", first, "--json")
     assert approved.code == 0, approved.stderr
+    (cli.workspace / "later.txt").unlink()  # the second write creates it again, as the first did
     server = Server(cli)
     try:
         answer = server.decide(second, "w9", approve=True)

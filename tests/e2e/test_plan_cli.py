@@ -25,6 +25,11 @@ def propose(plan: dict[str, Any], call_id: str) -> dict[str, Any]:
     return {"text": "My plan.", "tool_calls": [{"name": "propose_plan", "arguments": plan, "id": call_id}]}
 
 
+def read() -> dict[str, Any]:
+    """Reading hello.txt: an existing file is written only once the run has read it."""
+    return {"tool_calls": [{"name": "read_file", "arguments": {"path": "hello.txt"}, "id": "r1"}]}
+
+
 def write(content: str, call_id: str = "w1") -> dict[str, Any]:
     return {
         "tool_calls": [{"name": "write_file", "arguments": {"path": "hello.txt", "content": content}, "id": call_id}]
@@ -86,7 +91,9 @@ def test_a_policy_rule_cannot_approve_a_plan(cli: Cli) -> None:
 def test_the_panel_votes_on_the_plan_and_reviewers_of_later_calls_see_the_approved_plan(
     cli: Cli, openai_wire: ScriptedHttpServer
 ) -> None:
-    model = scripted(cli, [propose(PLAN, "p1"), propose(REVISED, "p2"), write("hello world\n"), {"text": "Done."}])
+    model = scripted(
+        cli, [propose(PLAN, "p1"), propose(REVISED, "p2"), read(), write("hello world\n"), {"text": "Done."}]
+    )
     cli.write(
         "quorum.toml",
         f'[providers.local]\ntype = "openai"\nbase_url = "{openai_wire.url}/v1"\n'
@@ -124,7 +131,7 @@ def test_the_panel_votes_on_the_plan_and_reviewers_of_later_calls_see_the_approv
 
 
 def test_a_deferred_plan_approved_later_with_quorum_approve_is_carried_out(cli: Cli) -> None:
-    model = scripted(cli, [propose(PLAN, "p1"), write("hello world\n"), {"text": "Done."}])
+    model = scripted(cli, [propose(PLAN, "p1"), read(), write("hello world\n"), {"text": "Done."}])
     first = cli("run", "--plan", "--defer", "--json", "--model", model, "fix the typo")
     assert first.code == 4, first.stderr
     run_id = first.events()[0]["run_id"]
@@ -189,7 +196,7 @@ def test_agent_plan_always_in_the_config_plans_every_run(cli: Cli) -> None:
 
 
 def test_chat_plan_runs_the_next_message_in_plan_mode_only(cli: Cli) -> None:
-    model = scripted(cli, [propose(PLAN, "p1"), write("hello world\n"), {"text": "Fixed."}, {"text": "Plain."}])
+    model = scripted(cli, [propose(PLAN, "p1"), read(), write("hello world\n"), {"text": "Fixed."}, {"text": "Plain."}])
     cli.write("quorum.toml", '[review]\nhil_mode = "auto_approve"\n')
     result = cli("chat", "--model", model, input="/plan\nfix the typo\nand now?\n/exit\n")
     assert result.code == 0, result.stderr

@@ -263,6 +263,7 @@ def test_keys_typed_before_the_question_do_not_answer_it(cli: Cli) -> None:
 def test_a_write_over_an_existing_file_is_shown_as_a_diff(cli: Cli) -> None:
     cli.write("notes.md", "# Notes\nkeep me\n")
     turns = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.md"}}]},  # read before write
         {"tool_calls": [{"name": "write_file", "arguments": {"path": "notes.md", "content": "# Notes\nnew\nmore\n"}}]},
         {"text": "Done."},
     ]

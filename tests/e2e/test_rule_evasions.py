@@ -162,7 +162,11 @@ def test_allow_rules_approve_only_what_they_name(cli: Cli, tmp_path: Path) -> No
         assert not (ws / marker).exists(), marker
     for case in allow_cases():
         if case.id not in ("ok_doc", "ok_make"):
-            review = outcome[case.id]["review"]
+            review = outcome[case.id].get("review")
+            if review is None:  # refused by the tool before any review (a file never read, a path leading out)
+                result = outcome[case.id]["tool_result"]
+                assert result["outcome"] == "invalid_arguments" and "not executed" in result["output"], case.id
+                continue
             assert review["approved"] is False and review["decided_by"] != "policy", case.id
     private = outcome["ask_private"]
     assert private["tool_call"]["risk"] == "high"  # an ask rule sends a low-risk read to review

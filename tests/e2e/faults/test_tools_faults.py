@@ -33,7 +33,13 @@ def run_calls(
 
     ``timeout`` is the run's (and, less one second, each tool call's) timeout in seconds.
     """
-    cli.write("quorum.toml", f"[agent]\ntimeout_seconds = {timeout:g}\ntool_timeout_seconds = {timeout - 1:g}\n")
+    # One turn of calls: the read-before-write guard (tested in test_tools_catch_mistakes) would refuse a
+    # write of a file read in the same turn; these tests are about what the tools do with hostile files.
+    cli.write(
+        "quorum.toml",
+        f"[agent]\ntimeout_seconds = {timeout:g}\ntool_timeout_seconds = {timeout - 1:g}\n"
+        "[tools]\nread_before_write = false\n",
+    )
     turn = {"tool_calls": [{"name": name, "arguments": arguments} for name, arguments in calls]}
     model = scripted(cli, [turn, {"text": "done"}])
     flags = ["--yes"] if yes else []

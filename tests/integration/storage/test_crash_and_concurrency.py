@@ -84,7 +84,8 @@ async def test_a_sigkilled_run_is_readable_up_to_its_last_event_and_can_be_resum
     history = store.load_history("victim-0")
     assert unanswered_calls(history) == []
     assert history[-1].content == (
-        ToolResult(call_id="c1", name="rendezvous", output=INTERRUPTED_RESULT, is_error=True),
+        # the fake model numbered this turn's call c1 again: recorded under a fresh id
+        ToolResult(call_id="c1_2", name="rendezvous", output=INTERRUPTED_RESULT, is_error=True),
     )
 
     resumed = RecordedRun(store)

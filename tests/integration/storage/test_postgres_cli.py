@@ -53,6 +53,7 @@ def test_runs_are_recorded_listed_deferred_and_approved_in_postgres(
     assert (cli.workspace / "o.txt").read_text() == "o"
     shown = cli("logs", "show", run_id, "--json", **env)
     assert [e["type"] for e in shown.events()].count("run_started") == 2
+    (cli.workspace / "o.txt").unlink()  # a new file again: one that exists is written only once read
     cli.write("t.jsonl", json.dumps({"task": "again", "id": "x", "model": "scripted:s.json"}) + "\n")
     batch = cli("batch", "t.jsonl", "--json", **env)
     assert batch.code == 4 and batch.events()[-1]["waiting"] == 1
