@@ -14,6 +14,7 @@ from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, StopReason, TextBlock
 from quorum.domain.tools import RiskLevel, ToolCall, ToolResult
 from tests.fakes import calls, text, wait_forever
+from tests.support.call_ids import with_live_ids
 from tests.unit.application.conftest import Harness
 
 
@@ -22,30 +23,12 @@ async def echo(args: dict[str, Any]) -> str:
 
 
 def rebuilt(h: Harness) -> list[Message]:
-    """The history rebuilt from the run's events, with each call under the id the model gave it.
+    """The history rebuilt from the run's events, each call under the id the model gave it.
 
     The fake model numbers its calls c1, c2… in every turn; the run records a reused id as a fresh
-    one (``c1_2``: application.call_ids) and the session keeps the model's. Matched by position.
+    one (``c1_2``) while the session keeps the model's (``tests.support.call_ids``).
     """
-    history = rebuild_history(h.observer.events)
-    live = h.session.history()
-    ids: dict[str, str] = {}
-    for recorded, kept in zip(history, live, strict=False):
-        recorded_calls = [b for b in recorded.content if isinstance(b, ToolCall)]
-        kept_calls = [b for b in kept.content if isinstance(b, ToolCall)]
-        ids.update({r.native_id: k.native_id for r, k in zip(recorded_calls, kept_calls, strict=False)})
-    return [_with_ids(message, ids) for message in history]
-
-
-def _with_ids(message: Message, ids: dict[str, str]) -> Message:
-    def renamed(block: Any) -> Any:
-        if isinstance(block, ToolCall):
-            return block.model_copy(update={"native_id": ids.get(block.native_id, block.native_id)})
-        if isinstance(block, ToolResult):
-            return block.model_copy(update={"call_id": ids.get(block.call_id, block.call_id)})
-        return block
-
-    return message.model_copy(update={"content": tuple(renamed(b) for b in message.content)})
+    return with_live_ids(rebuild_history(h.observer.events), h.session.history())
 
 
 @pytest.mark.parametrize("stream", [True, False])
