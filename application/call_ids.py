@@ -23,6 +23,8 @@ class CallIds:
 
     def __init__(self, used: Iterable[str] = ()) -> None:
         self._used = set(used)
+        self._next: dict[str, int] = {}
+        """Per model id, the suffix to try next: a model reusing one id every turn costs one probe, not N."""
 
     @classmethod
     def of(cls, history: Sequence[Message], calls: Sequence[ToolCall] = ()) -> CallIds:
@@ -36,10 +38,11 @@ class CallIds:
         wire: dict[str, str] = {}
         for call in calls:
             internal = call.native_id
-            count = 1
+            count = self._next.get(call.native_id, 1)
             while internal in self._used:
                 count += 1
                 internal = f"{call.native_id}_{count}"
+            self._next[call.native_id] = count
             self._used.add(internal)
             if internal != call.native_id:
                 wire[internal] = call.native_id

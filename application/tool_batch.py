@@ -261,6 +261,8 @@ class ToolBatch:
         self._spending = spending if spending is not None else ReviewerSpending()
         self._guard = guard
         self._shown = shown if shown is not None else schemas
+        # Checked once: isinstance against a runtime-checkable protocol costs tens of µs a call.
+        self._prechecks = executor.precheck if isinstance(executor, CallPrecheck) else None
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -365,9 +367,9 @@ class ToolBatch:
 
     def _precheck(self, call: ToolCall) -> Unrun | None:
         """The executor's own refusal of ``call`` (``CallPrecheck``), asked after the deny rules and before review."""
-        if not isinstance(self._executor, CallPrecheck):
+        if self._prechecks is None:
             return None
-        problem = self._executor.precheck(call)
+        problem = self._prechecks(call)
         return None if problem is None else Unrun.invalid(call.name, problem)
 
     def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, Unrun | None]:
