@@ -1,8 +1,8 @@
 """The calls of a conversation that succeeded: what a tool may ask before acting (was this file read?).
 
 A run continues a conversation (``--continue``, an approval later, chat): the calls of its
-history count, as do the calls of the run itself the moment they succeed, so a ``read_file``
-and an ``edit_file`` of the same turn see each other in order. ``RunAgent`` sets
+history count, as do the calls of the run itself the moment they succeed, for every later
+response (a file tool checks before review, so calls of the same response do not see each other). ``RunAgent`` sets
 ``current_succeeded_calls`` for a run; a tool reads it through ``succeeded_calls()``. Outside
 a run (a tool called directly, a workflow activity in another process) there is none, and a tool
 that depends on it does not check.
