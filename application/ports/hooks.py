@@ -56,7 +56,9 @@ class HookRunner(Protocol):
         """Whether a hook of ``event`` would run (for tool events: one whose ``matcher`` names ``tool_name``). Quick."""
         ...
 
-    async def run(self, event: HookEvent, payload: Mapping[str, Any], tool_name: str | None = None) -> list[HookOutcome]:
+    async def run(
+        self, event: HookEvent, payload: Mapping[str, Any], tool_name: str | None = None
+    ) -> list[HookOutcome]:
         """Run every hook of ``event`` matching ``tool_name``, concurrently; their outcomes in configured order.
 
         ``payload`` is sent as one JSON object on each hook's stdin (the adapter adds ``cwd``).

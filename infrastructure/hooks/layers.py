@@ -51,7 +51,9 @@ def configured_hooks(raw: RawConfig) -> tuple[ConfiguredHook, ...]:
         try:
             settings = HooksSettings.model_validate(table)
         except ValidationError as error:
-            lines = validation_lines(error, HooksSettings, prefix=("hooks",), source_of=lambda _key: layer.label)
+            lines = validation_lines(
+                error, HooksSettings, prefix=("hooks",), source_of=lambda _key, label=layer.label: label
+            )
             raise ConfigurationError("\n".join(lines)) from None
         source = str(raw.workspace / layer.label) if layer.label == LOCAL_CONFIG and raw.workspace else layer.label
         for event in HOOK_EVENTS:

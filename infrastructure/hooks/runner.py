@@ -50,7 +50,9 @@ class ShellHookRunner:
     def configured(self, event: HookEvent, tool_name: str | None = None) -> bool:
         return any(hook.names(tool_name) for hook in self._by_event.get(event, ()))
 
-    async def run(self, event: HookEvent, payload: Mapping[str, Any], tool_name: str | None = None) -> list[HookOutcome]:
+    async def run(
+        self, event: HookEvent, payload: Mapping[str, Any], tool_name: str | None = None
+    ) -> list[HookOutcome]:
         hooks = [hook for hook in self._by_event.get(event, ()) if hook.names(tool_name)]
         if not hooks:
             return []

@@ -146,9 +146,7 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
-def test_allow_approves_a_high_risk_write_with_no_person_and_no_reviewers(
-    cli: Cli, server: ScriptedHttpServer
-) -> None:
+def test_allow_approves_a_high_risk_write_with_no_person_and_no_reviewers(cli: Cli, server: ScriptedHttpServer) -> None:
     command = _decision("allow", "formatting-only change")
     _configure(cli, server, _hook("pre_tool_use", command, matcher="write_file"))
     server.enqueue(Turn(calls=(WRITE,)), Turn(text="written"))
@@ -224,8 +222,8 @@ def test_post_tool_use_context_is_in_the_result_the_model_gets(cli: Cli, server:
 def test_a_stop_hook_blocking_once_gives_one_more_turn(cli: Cli, server: ScriptedHttpServer) -> None:
     body = (
         "payload=$(cat)\n"
-        "echo \"$payload\" >> stops.jsonl\n"
-        "case \"$payload\" in\n"
+        'echo "$payload" >> stops.jsonl\n'
+        'case "$payload" in\n'
         '  *\'"stop_hook_active": false\'*) echo \'{"decision": "block", "reason": "run the tests first"}\' ;;\n'
         "esac\n"
     )
@@ -282,9 +280,7 @@ def _untrusted(cli: Cli, server: ScriptedHttpServer, user_hooks: str = "") -> tu
     return cli, user_config
 
 
-def test_an_untrusted_workspaces_hooks_do_not_run_and_are_listed_as_such(
-    cli: Cli, server: ScriptedHttpServer
-) -> None:
+def test_an_untrusted_workspaces_hooks_do_not_run_and_are_listed_as_such(cli: Cli, server: ScriptedHttpServer) -> None:
     cli, _ = _untrusted(cli, server)
     cli.write("quorum.toml", _hook("pre_tool_use", "touch PWNED") + _hook("session_start", "touch PWNED"))
     server.enqueue(Turn(calls=(Call("r1", "read_file", {"path": "quorum.toml"}),)), Turn(text="read"))
@@ -304,7 +300,7 @@ def test_an_untrusted_workspaces_hooks_do_not_run_and_are_listed_as_such(
 def test_user_level_hooks_apply_in_an_untrusted_workspace(cli: Cli, server: ScriptedHttpServer) -> None:
     guard = _hook("pre_tool_use", _decision("deny", "the user's own guard"), matcher="read_file")
     cli, user_config = _untrusted(cli, server, guard)
-    cli.write("quorum.toml", '[agent]\nmax_tool_turns = 5\n')  # an untrusted workspace file, without hooks
+    cli.write("quorum.toml", "[agent]\nmax_tool_turns = 5\n")  # an untrusted workspace file, without hooks
     server.enqueue(Turn(calls=(Call("r1", "read_file", {"path": "quorum.toml"}),)), Turn(text="denied"))
 
     result = _run(cli, "read the config")
