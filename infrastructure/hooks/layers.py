@@ -9,6 +9,7 @@ drops them); ``untrusted_hooks`` lists what was dropped, for ``quorum hooks list
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,9 +52,7 @@ def configured_hooks(raw: RawConfig) -> tuple[ConfiguredHook, ...]:
         try:
             settings = HooksSettings.model_validate(table)
         except ValidationError as error:
-            lines = validation_lines(
-                error, HooksSettings, prefix=("hooks",), source_of=lambda _key, label=layer.label: label
-            )
+            lines = validation_lines(error, HooksSettings, prefix=("hooks",), source_of=_from(layer.label))
             raise ConfigurationError("\n".join(lines)) from None
         source = str(raw.workspace / layer.label) if layer.label == LOCAL_CONFIG and raw.workspace else layer.label
         for event in HOOK_EVENTS:
@@ -61,6 +60,11 @@ def configured_hooks(raw: RawConfig) -> tuple[ConfiguredHook, ...]:
                 pattern = re.compile(hook.matcher) if hook.matcher is not None else None
                 hooks.append(ConfiguredHook(event, hook.command, hook.matcher, hook.timeout, source, pattern))
     return tuple(hooks)
+
+
+def _from(label: str) -> Callable[[str], str | None]:
+    """Every key's source is ``label`` (errors of one layer's ``[hooks]`` name its file)."""
+    return lambda _key: label
 
 
 def untrusted_hooks(raw: RawConfig) -> list[tuple[str, str]]:
