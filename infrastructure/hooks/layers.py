@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from quorum.application.ports.hooks import HOOK_EVENTS, HookEvent
 from quorum.domain.errors import ConfigurationError
 from quorum.infrastructure.config.errors import validation_lines
+from quorum.infrastructure.config.layers import Layer
 from quorum.infrastructure.config.loader import LOCAL_CONFIG, RawConfig
 from quorum.infrastructure.hooks.settings import HooksSettings
 
@@ -45,7 +46,10 @@ def configured_hooks(raw: RawConfig) -> tuple[ConfiguredHook, ...]:
         ConfigurationError: a layer's ``[hooks]`` is invalid (naming the file and the key).
     """
     hooks: list[ConfiguredHook] = []
-    for layer in raw.layers:
+    # A RawConfig made without its layers (merged by its maker) has its hooks in the merged data:
+    # read there, never dropped (a configured hook left out would be a call let through).
+    layers = raw.layers or (Layer(raw.source_of("hooks") or "configuration", raw.data),)
+    for layer in layers:
         table = layer.data.get("hooks")
         if table is None:
             continue
