@@ -12,6 +12,7 @@ applies them after the policy ``deny`` rules and before the usual review (decisi
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,7 +96,12 @@ class RunHooks:
             **fields,
         }
         redacted, _ = self._redactor.data(payload)
-        return await self._runner.run(event, redacted, tool_name)
+        try:
+            return await self._runner.run(event, redacted, tool_name)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the port says never raise; if it does, it counts as a failed hook
+            return [HookOutcome(f"[hooks.{event}]", failure=f"{type(error).__name__}: {error}")]
 
     async def before_call(self, call: ToolCall) -> HookVerdict | None:
         """The ``pre_tool_use`` hooks' verdict on ``call``, before it is reviewed or run; None: no opinion."""

@@ -56,7 +56,7 @@ class ShellHookRunner:
         hooks = [hook for hook in self._by_event.get(event, ()) if hook.names(tool_name)]
         if not hooks:
             return []
-        data = json.dumps({**payload, "cwd": self._cwd}, ensure_ascii=False, default=str).encode()
+        data = json.dumps({**payload, "cwd": self._cwd}, default=str).encode()  # ASCII: any text encodes
         if len(hooks) == 1:
             return [await self._run_one(hooks[0], event, data)]
         return list(await asyncio.gather(*(self._run_one(hook, event, data) for hook in hooks)))

@@ -330,3 +330,20 @@ def test_what_a_hook_prints_never_reaches_the_terminal_raw(cli: Cli, server: Scr
     assert "denied" in result.stderr and "by the hook" in result.stderr
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert "\\x1b[2J" in result.stderr  # shown escaped
+
+
+async def test_the_acp_agent_runs_the_hooks_too(cli: Cli) -> None:
+    from tests.e2e.acp_client import RecordingClient, agent, prompt, within, write_script
+
+    command = _decision("deny", "not from the editor either")
+    cli.write("quorum.toml", _hook("pre_tool_use", command, matcher="write_file"))
+    write = {"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "x"}, "id": "w1"}]}
+    model = write_script(cli, [write, {"text": "not written"}])
+    client = RecordingClient(answers=["allow_once"])  # the hook decides: the editor is never asked
+    async with agent(cli, client, "--model", model) as conn:
+        session = await within(conn.new_session(cwd=str(cli.workspace), mcp_servers=[]))
+        assert await prompt(conn, session.session_id, "write it") == "end_turn"
+    assert not (cli.workspace / "out.txt").exists()
+    assert client.permissions == []
+    updates = [u for u in client.of("tool_call_update") if u.tool_call_id == "w1" and u.status == "failed"]
+    assert updates and "not from the editor either" in updates[-1].content[-1].content.text
