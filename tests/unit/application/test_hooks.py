@@ -10,13 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from quorum.application.execution import ExecutionParams, RunRequest, RunResult
+from quorum.application.execution import RunResult
 from quorum.application.hooks import verdict_of
 from quorum.application.ports.hooks import HookEvent, HookOutcome
-from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.tools import RiskLevel
-from tests.fakes import FakeGateway, JsonSchema, calls, text
+from tests.fakes import calls, text
 from tests.unit.application.conftest import Harness
 
 
@@ -41,21 +40,9 @@ async def ok(_: dict[str, Any]) -> str:
     return "done"
 
 
-def _agent(h: Harness, hooks: FakeHooks) -> RunAgent:
-    return RunAgent(
-        gateway=FakeGateway(h.session),
-        executor=h.tools,
-        schema=JsonSchema(),
-        reviewer=h.reviewer,
-        observer=h.observer,
-        new_run_id=lambda: "run-1",
-        hooks=hooks,
-    )
-
-
 async def _run(h: Harness, hooks: FakeHooks, **params: Any) -> RunResult:
-    request = RunRequest(task="do it", model_id="fake:model", params=ExecutionParams(**params))
-    return await _agent(h, hooks).execute(request)
+    h.hooks = hooks
+    return await h.run(**params)
 
 
 def test_a_deny_wins_then_ask_then_allow_and_a_failure_is_a_deny() -> None:
