@@ -347,3 +347,20 @@ async def test_the_acp_agent_runs_the_hooks_too(cli: Cli) -> None:
     assert client.permissions == []
     updates = [u for u in client.of("tool_call_update") if u.tool_call_id == "w1" and u.status == "failed"]
     assert updates and "not from the editor either" in updates[-1].content[-1].content.text
+
+
+def test_a_continued_conversation_keeps_its_first_runs_id_as_session_id(cli: Cli, server: ScriptedHttpServer) -> None:
+    _configure(cli, server, _hook("user_prompt_submit", "cat >> prompts.jsonl; echo >> prompts.jsonl"))
+    server.enqueue(Turn(text="one"), Turn(text="two"), Turn(text="three"))
+
+    first = _run(cli, "first")
+    second = cli("run", "--json", "--continue", "second")
+    third = cli("run", "--json", "--continue", "third")
+
+    ids = [result.events()[0]["run_id"] for result in (first, second, third)]
+    prompts = [json.loads(line) for line in (cli.workspace / "prompts.jsonl").read_text().splitlines()]
+    assert [(p["prompt"], p["run_id"], p["session_id"]) for p in prompts] == [
+        ("first", ids[0], ids[0]),
+        ("second", ids[1], ids[0]),
+        ("third", ids[2], ids[0]),
+    ]
