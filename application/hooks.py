@@ -68,6 +68,21 @@ def verdict_of(outcomes: Sequence[HookOutcome]) -> HookVerdict | None:
     return HookVerdict(permission, decision)
 
 
+@dataclass(frozen=True)
+class PromptCheck:
+    """What the ``user_prompt_submit`` hooks made of a message.
+
+    Attributes:
+        blocked_by: the command of the hook that blocked it (or failed on it); None: it goes on.
+        detail: why it was blocked, in a sentence (the run's stop detail).
+        context: what the hooks add after the message.
+    """
+
+    blocked_by: str | None = None
+    detail: str = ""
+    context: str = ""
+
+
 class RunHooks:
     """The hooks of one run: payloads built and redacted, answers read as decisions and text.
 
@@ -131,20 +146,19 @@ class RunHooks:
                     added.append(say.hook_feedback(outcome.command, text))
         return "\n".join(added)
 
-    async def on_prompt(self, prompt: str) -> tuple[str | None, str]:
-        """The ``user_prompt_submit`` hooks on ``prompt``: (why it is blocked, or None; context to add).
+    async def on_prompt(self, prompt: str) -> PromptCheck:
+        """The ``user_prompt_submit`` hooks on ``prompt``: blocked, or the context they add.
 
         Fails closed: a hook that fails blocks the message, the reason saying why.
         """
         context = []
         for outcome in await self._run("user_prompt_submit", prompt=prompt):
-            if outcome.failure is not None:
-                return say.prompt_blocked(outcome.command, outcome.failure), ""
-            if outcome.block:
-                return say.prompt_blocked(outcome.command, outcome.reason), ""
+            if outcome.failure is not None or outcome.block:
+                why = outcome.failure if outcome.failure is not None else outcome.reason
+                return PromptCheck(outcome.command, say.prompt_blocked(outcome.command, why))
             if outcome.context:
                 context.append(outcome.context)
-        return None, "\n\n".join(context)
+        return PromptCheck(context="\n\n".join(context))
 
     async def on_stop(self, *, stop_hook_active: bool) -> str | None:
         """The reason a ``stop`` hook gave for going on (``"decision": "block"``, or exit 2), or None to stop."""

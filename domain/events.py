@@ -430,6 +430,8 @@ class StopDetail(BaseModel):
     """What the run had used against ``limit``: tokens (``max_tokens``), USD (``max_cost``)."""
     waiting_calls: list[str] = Field(default_factory=list)
     """``awaiting_approval``: the ids of the calls waiting for a person, in the model's order."""
+    hook: str | None = None
+    """``rejected`` by a ``user_prompt_submit`` hook: its command (the message was never sent)."""
 
 
 class RunFinished(_Event):

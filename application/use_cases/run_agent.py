@@ -259,10 +259,11 @@ class RunAgent:
         if hooks is None or request.resume is not None:
             return run, None
         added = [await hooks.on_session_start("startup")] if not request.history else []
-        blocked, context = await hooks.on_prompt(request.task)
-        if blocked is not None:
-            return run, (RunStopReason.REJECTED, blocked)
-        extra = "\n\n".join(text for text in (*added, context) if text)
+        check = await hooks.on_prompt(request.task)
+        if check.blocked_by is not None:
+            run.state.blocked_by = check.blocked_by
+            return run, (RunStopReason.REJECTED, check.detail)
+        extra = "\n\n".join(text for text in (*added, check.context) if text)
         if not extra:
             return run, None
         return replace(run, request=request.model_copy(update={"task": f"{request.task}\n\n{extra}"})), None

@@ -69,6 +69,8 @@ class RunState:
     """The model answering now, when fallback models may move it (None: ``model_id`` always)."""
     hooks: RunHooks | None = None
     """The run's hooks (None: none are configured)."""
+    blocked_by: str | None = None
+    """The ``user_prompt_submit`` hook that blocked the run's message (it stopped ``rejected``)."""
 
     def continue_from(self, resume: PendingTurn) -> None:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""

@@ -138,6 +138,8 @@ def outcome(event: RunFinished) -> str:
     stop = event.stop
     if reason == _DONE:
         return "done"
+    if reason == "rejected" and stop is not None and stop.hook is not None:  # the detail names the hook and why
+        return f"stopped: {detail}" if detail else "stopped: a hook blocked the message"
     if reason in _AT_LIMIT:
         with_limit, without = _AT_LIMIT[reason]
         return with_limit.format(f"{stop.limit:g}") if stop is not None and stop.limit is not None else without

@@ -256,6 +256,7 @@ def test_user_prompt_submit_adds_context_or_blocks(cli: Cli, server: ScriptedHtt
 
     finished = blocked.events()[-1]
     assert finished["stop_reason"] == "rejected" and "no prompts on Fridays" in finished["detail"]
+    assert finished["stop"]["hook"] == blocker and blocked.code == 3
     assert len(server.requests) == 1  # the blocked message never reached the model
 
 
