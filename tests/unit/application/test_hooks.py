@@ -10,13 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from quorum.application.execution import ExecutionParams, RunRequest, RunResult
+from quorum.application.execution import RunResult
 from quorum.application.hooks import verdict_of
 from quorum.application.ports.hooks import HookEvent, HookOutcome
-from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.tools import RiskLevel
-from tests.fakes import FakeTools, JsonSchema, RecordingObserver, ScriptedReviewer, calls, text
+from tests.fakes import calls, text
 from tests.unit.application.conftest import Harness
 
 
@@ -126,23 +125,12 @@ async def test_a_blocked_prompt_never_reaches_the_model(h: Harness) -> None:
 
 
 async def test_pre_compact_hooks_run_before_a_compaction() -> None:
-    from tests.unit.application.test_compaction import Sessions, read, reads
+    from tests.unit.application.test_compaction import reads, run
 
     hooks = FakeHooks({("pre_compact", None): [HookOutcome("note-it")]})
-    gateway = Sessions([reads("a", tokens=100), reads("b", tokens=650), text("done")])
-    tools = FakeTools()
-    tools.add("read", read)
-    observer = RecordingObserver()
-    agent = RunAgent(
-        gateway=gateway,
-        executor=tools,
-        schema=JsonSchema(),
-        reviewer=ScriptedReviewer(tools=tools),
-        observer=observer,
-        hooks=hooks,
+    _, observer, _ = await run(
+        [reads("a", tokens=100), reads("b", tokens=650), text("done")], hooks, context_window=1000
     )
-    request = RunRequest(task="t", model_id="fake:m", params=ExecutionParams(context_window=1000))
-    await agent.execute(request)
     assert len(observer.of("context_compacted")) == 1
     [payload] = [p for e, p in hooks.payloads if e == "pre_compact"]
     assert (payload["hook_event_name"], payload["trigger"]) == ("PreCompact", "auto")
