@@ -364,7 +364,7 @@ def _container(
     stack = [read_toml(config_path, str(config_path))] if config_path is not None else []
     stack.append(Layer("Agent()", data))
     merged, origins = merge(stack)
-    raw = RawConfig(merged, origins, tuple(str(config_path) for _ in stack[:-1]))
+    raw = RawConfig(merged, origins, tuple(str(config_path) for _ in stack[:-1]), layers=tuple(stack))
     options = AppOptions(interactive=human is not None)
     return build_container(options, env=env, raw_config=raw, **overrides)
 

@@ -21,6 +21,7 @@ from quorum.domain.responses import LlmResponse, Usage
 
 if TYPE_CHECKING:
     from quorum.application.execution import RunRequest
+    from quorum.application.hooks import RunHooks
 
 
 class CompactedRun(Protocol):
@@ -62,6 +63,8 @@ class ContextFit:
     system_prompt: str | None
     task: str
     summary_model: str
+    hooks: RunHooks | None = None
+    """The run's hooks: ``pre_compact`` runs before each compaction."""
 
     @classmethod
     def for_run(
@@ -95,6 +98,8 @@ class ContextFit:
         before = self.meter.estimate(history, turn)
         if before <= self.meter.threshold and not force:
             return False
+        if self.hooks is not None:
+            await self.hooks.before_compaction("auto")
         step = elide_outputs(history)
         compacted, changed = step.history, step.messages_compacted
         self.meter.rebase()  # the provider's last count covers outputs that are gone now

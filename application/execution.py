@@ -139,6 +139,8 @@ class RunRequest(BaseModel):
     resume: PendingTurn | None = None
     approved_plan: ApprovedPlan | None = None
     task_images: tuple[ImagePart, ...] = ()
+    session_id: str | None = None
+    """The conversation's root run id (hooks' ``session_id``); None: this run starts the conversation."""
 
 
 class RunResult(BaseModel):

@@ -264,3 +264,28 @@ def approved_plan_prompt(plan: str) -> str:
 def no_plan(max_plan_turns: int) -> str:
     """Why a plan-mode run stopped without an approved plan."""
     return f"no plan was approved within the planning turn limit ({max_plan_turns})"
+
+
+def hook_failed(event: str, command: str, failure: str) -> str:
+    """A hook that gave no valid answer (``failure``: exit status, timeout, invalid output): fail-closed wording."""
+    return f"the {event} hook `{command}` failed ({failure}), so it counts as a denial"
+
+
+def hook_denied(command: str) -> str:
+    """The reason of a ``pre_tool_use`` hook's denial that gave none."""
+    return f"denied by the hook `{command}`"
+
+
+def hook_feedback(command: str, text: str) -> str:
+    """What a ``post_tool_use`` hook added to a call's result (its block reason or additional context)."""
+    return f"[hook `{command}`]: {text}"
+
+
+def hook_post_failed(command: str, failure: str) -> str:
+    """Added to a call's result when its ``post_tool_use`` hook failed (the call already ran)."""
+    return f"[hook `{command}` failed: {failure}]"
+
+
+def prompt_blocked(command: str, reason: str) -> str:
+    """The stop detail of a run whose message a ``user_prompt_submit`` hook blocked (or failed on: fail-closed)."""
+    return f"the user_prompt_submit hook `{command}` blocked the message: {reason or 'no reason given'}"

@@ -11,6 +11,7 @@ from typing import Any
 from quorum.application import model_wording as say
 from quorum.application.argument_validation import ArgumentValidator, shown_arguments
 from quorum.application.call_ids import on_the_wire
+from quorum.application.hooks import HookVerdict, RunHooks
 from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
@@ -43,6 +44,8 @@ class _Planned:
     risk: RiskAssessment
     rule: PolicyRule | None = None
     """The policy rule that screened the call (deny: it never runs; ask: it is reviewed)."""
+    approval: ReviewDecision | None = None
+    """A ``pre_tool_use`` hook's ``allow``: the call is approved as by a policy ``allow`` rule."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,12 @@ class ToolBatch:
     without review or execution. ``shown`` are the schemas requests offer when they differ from
     ``schemas`` (the lean tool profile); calls are always checked against ``schemas``.
 
+    ``hooks`` (the run's ``[[hooks.pre_tool_use]]``/``post_tool_use``): after the ``deny`` rules,
+    every call a ``pre_tool_use`` hook names, low-risk ones included, is put to its hooks before
+    anything runs: a ``deny`` (or a failed hook) rejects it (``decided_by="hook"``), an ``allow``
+    approves it as an ``allow`` rule would (a policy ``ask`` rule still asks), an ``ask`` sends it
+    to the usual review. ``post_tool_use`` hooks' feedback is added to the result of a call that ran.
+
     A review that defers (``hil_mode = "defer"``) leaves its call without a result: the call is
     put in ``turn.waiting`` and announced with an ``approval_requested`` event, and the other
     calls go on. ``settle`` applies people's decisions to such calls later.
@@ -246,6 +255,7 @@ class ToolBatch:
         spending: ReviewerSpending | None = None,
         guard: RepeatGuard | None = None,
         shown: dict[str, dict[str, Any]] | None = None,
+        hooks: RunHooks | None = None,
     ) -> None:
         self._executor = executor
         self._reviewer = reviewer
@@ -261,6 +271,7 @@ class ToolBatch:
         self._spending = spending if spending is not None else ReviewerSpending()
         self._guard = guard
         self._shown = shown if shown is not None else schemas
+        self._hooks = hooks
         # Checked once: isinstance against a runtime-checkable protocol costs tens of µs a call.
         self._prechecks = executor.precheck if isinstance(executor, CallPrecheck) else None
 
@@ -301,6 +312,8 @@ class ToolBatch:
                 low.append(planned)
             else:
                 high.append(planned)
+        if self._hooks is not None:
+            low, high = await self._ask_hooks(self._hooks, turn, low, high, rejections)
 
         if low:
             async with asyncio.TaskGroup() as group:
@@ -316,6 +329,46 @@ class ToolBatch:
                 break
             await self._execute_high(turn, planned, brief.context(planned.tool, planned.risk), rejections)
         self._remember(turn, repeated)
+
+    async def _ask_hooks(
+        self, hooks: RunHooks, turn: TurnCalls, low: list[_Planned], high: list[_Planned], rejections: RejectionCounter
+    ) -> tuple[list[_Planned], list[_Planned]]:
+        """Put the calls the ``pre_tool_use`` hooks name to them (concurrently); the low and high lists after.
+
+        A denied call is rejected here; an allowed one carries its approval; a low-risk one a
+        hook asks about is reviewed, as high-risk calls are (emission order kept).
+        """
+        named = [planned for planned in (*low, *high) if hooks.names("pre_tool_use", planned.call.name)]
+        if not named:
+            return low, high
+        verdicts = await asyncio.gather(*(self._before_call(hooks, planned.call) for planned in named))
+        for planned, verdict in zip(named, verdicts, strict=True):
+            if verdict is None:
+                continue
+            if verdict.permission == "deny":
+                self._reject(turn, planned, verdict.decision, rejections)
+            elif verdict.permission == "allow":
+                planned.approval = verdict.decision
+            elif planned.risk.level is RiskLevel.LOW:
+                why = f"the hook `{verdict.decision.hook}` says ask; {planned.risk.reason}"
+                planned.risk = RiskAssessment(level=RiskLevel.HIGH, reason=why)
+        left = [planned for planned in (*low, *high) if planned.index not in turn.results]
+        return (
+            [planned for planned in left if planned.risk.level is RiskLevel.LOW],
+            sorted((planned for planned in left if planned.risk.level is not RiskLevel.LOW), key=lambda p: p.index),
+        )
+
+    async def _before_call(self, hooks: RunHooks, call: ToolCall) -> HookVerdict | None:
+        token = current_call.set(CallActivity(call.native_id, self._observer.on_event))
+        try:
+            return await hooks.before_call(call)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the port says never raise; if it does, fail closed
+            failed = ReviewDecision(approved=False, decided_by="hook", reason=say.review_failed("the hooks", error))
+            return HookVerdict("deny", failed)
+        finally:
+            current_call.reset(token)
 
     def _repeat_words(self, call: ToolCall, how: str) -> str:
         assert self._guard is not None
@@ -383,6 +436,8 @@ class ToolBatch:
         return _Planned(index, call, tool, screening.risk, screening.rule), None
 
     async def _execute_low(self, turn: TurnCalls, planned: _Planned) -> None:
+        if planned.approval is not None:  # a hook allowed it: recorded as its review
+            self._observer.on_event(ReviewEvent.of(planned.call.native_id, planned.call.name, planned.approval))
         async with self._semaphore:
             await self._execute(turn, planned, Clearance.UNREVIEWED)
 
@@ -396,6 +451,8 @@ class ToolBatch:
                 decided_by="policy",
                 reason="high-risk calls are not allowed in read-only (ask) mode",
             )
+        elif planned.approval is not None and (planned.rule is None or planned.rule.decision != "ask"):
+            decision = planned.approval  # a hook's allow, as an allow rule's; an ask rule still asks
         else:
             decision = await self._review(call, context)
             self._spending.add(decision)
@@ -469,6 +526,9 @@ class ToolBatch:
         finally:
             current_call.reset(token)
         duration = self._clock() - started
+        if self._hooks is not None and self._hooks.names("post_tool_use", call.name):
+            added = await self._hooks.after_call(call, output, is_error=is_error)  # its payload is redacted
+            output = f"{output}\n\n{added}" if added else output
         output, redacted = self._redactor.redact(output)
         turn.answer(
             planned.index,

@@ -37,6 +37,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "quorum.cli.commands.trust:trust",
         "Trust a workspace's configuration files to run programs and loosen review.",
     ),
+    "hooks": ("quorum.cli.commands.hooks:hooks", "List the configured hooks and the file each comes from."),
     "keys": ("quorum.cli.commands.keys:keys", "Store provider API keys (keyring, else a private file)."),
     "models": ("quorum.cli.commands.models:models", "List the models of the configured providers, and aliases."),
     "serve": ("quorum.cli.commands.serve:serve", "Serve runs, their events and approvals over HTTP."),

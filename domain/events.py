@@ -138,6 +138,8 @@ class ReviewEvent(_Event):
     votes_needed: int | None = None
     """A panel's decision: the fewest cast votes it needed to count them under ``rule``
     (``[review] min_votes``, by default a majority of the panel); with fewer it rejects."""
+    hook: str | None = None
+    """The command of the ``pre_tool_use`` hook that decided (``decided_by`` is ``hook``)."""
 
     @classmethod
     def of(cls, call_id: str, name: str, decision: ReviewDecision) -> ReviewEvent:
@@ -151,6 +153,7 @@ class ReviewEvent(_Event):
             rule=decision.rule,
             by=decision.by,
             votes_needed=decision.votes_needed,
+            hook=decision.hook,
         )
 
 
@@ -427,6 +430,8 @@ class StopDetail(BaseModel):
     """What the run had used against ``limit``: tokens (``max_tokens``), USD (``max_cost``)."""
     waiting_calls: list[str] = Field(default_factory=list)
     """``awaiting_approval``: the ids of the calls waiting for a person, in the model's order."""
+    hook: str | None = None
+    """``rejected`` by a ``user_prompt_submit`` hook: its command (the message was never sent)."""
 
 
 class RunFinished(_Event):

@@ -142,7 +142,7 @@ def counted(votes: Sequence[Vote], needed: int | None = None) -> bool:
     return cast > 0 and cast >= (votes_needed(len(votes)) if needed is None else needed)
 
 
-DecidedBy = Literal["policy", "quorum", "human", "auto"]
+DecidedBy = Literal["policy", "quorum", "human", "auto", "hook"]
 
 
 class ReviewDecision(BaseModel):
@@ -150,7 +150,8 @@ class ReviewDecision(BaseModel):
 
     ``deferred`` means no decision yet: a person decides later (``hil_mode = "defer"``). A
     deferred outcome is never approved, so code unaware of deferral rejects the call (fails
-    closed); the loop instead leaves the call waiting for ``quorum approve``/``reject``. ``by``
+    closed); the loop instead leaves the call waiting for ``quorum approve``/``reject``. ``hook``
+    is the command of a hook that decided (``decided_by="hook"``: see ``quorum.application.hooks``). ``by``
     names the person who decided later, when one did. ``votes_needed`` is, for a panel's
     decision, the fewest cast votes it needed to count them (``[review] min_votes``; fewer reject:
     "not enough reviewers answered").
@@ -166,6 +167,8 @@ class ReviewDecision(BaseModel):
     deferred: bool = False
     by: str | None = None
     votes_needed: int | None = None
+    hook: str | None = None
+    """The command of the ``pre_tool_use`` hook that decided (``decided_by="hook"``); None otherwise."""
 
     @model_validator(mode="after")
     def _deferred_is_not_approved(self) -> ReviewDecision:

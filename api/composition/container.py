@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
+from quorum.composition.hooks import build_hooks
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
@@ -280,6 +281,7 @@ class Container(containers.DeclarativeContainer):
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)
     recorder = providers.Factory(build_recorder, run_store, settings, None)
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)
+    hooks = providers.Singleton(build_hooks, raw_config, settings, env, secrets)  # None: no hook configured
 
     run_agent = providers.Factory(
         build_run_agent,
@@ -293,6 +295,7 @@ class Container(containers.DeclarativeContainer):
         redactor=redactor,
         prices=prices,
         windows=prices,
+        hooks=hooks,
     )
 
 

@@ -174,9 +174,18 @@ def engine_for(runtime: Runtime) -> LocalEngine | TemporalEngine:
     """The engine new runs of ``runtime`` execute on, as ``[engine] kind`` says.
 
     Raises:
-        ConfigurationError: ``temporal`` without the ``temporal`` extra.
+        ConfigurationError: ``temporal`` without the ``temporal`` extra, or with hooks configured
+            (a workflow does not run them yet: refused rather than run without them; decision 250).
     """
-    return engine_class(runtime.container.settings())(runtime)
+    engine = engine_class(runtime.container.settings())
+    if engine is not LocalEngine and runtime.container.hooks() is not None:
+        from quorum.domain.errors import ConfigurationError
+
+        raise ConfigurationError(
+            "hooks do not run on the Temporal engine yet: remove the [[hooks.*]] tables or use engine.kind = 'local'",
+            key="engine.kind",
+        )
+    return engine(runtime)
 
 
 async def engine_of_run(runtime: Runtime, run_id: str) -> LocalEngine | TemporalEngine:

@@ -59,10 +59,24 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
         params=params,
         history=tuple(order.history),
         run_id=order.run_id,
+        session_id=conversation_root(runtime, order.parent_run_id) if container.hooks() is not None else None,
     )
     recorder = build_recorder(runtime.store, settings, order.parent_run_id)
     observer = FanOut([recorder, *order.observers])
     return PreparedRun(request=request, observer=observer, parent_run_id=order.parent_run_id)
+
+
+def conversation_root(runtime: Runtime, parent_run_id: str | None) -> str | None:
+    """The first run of the conversation ``parent_run_id`` belongs to (hooks' ``session_id``); None for a new one."""
+    root, store = parent_run_id, runtime.store
+    seen: set[str] = set()
+    while root is not None and store is not None and root not in seen:
+        seen.add(root)
+        summary = store.get_run(root)
+        if summary is None or summary.parent_run_id is None:
+            break
+        root = summary.parent_run_id
+    return root
 
 
 async def prepare_run(

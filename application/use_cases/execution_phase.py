@@ -33,6 +33,7 @@ class ExecutionPhase:
         deps = run.deps
         self._run = run
         self._nudged = False
+        self._stop_blocked = False
         self.batch = run.batch(
             executor=deps.executor,
             reviewer=deps.reviewer,
@@ -47,8 +48,30 @@ class ExecutionPhase:
         while True:
             outcome = await take_turn(self._run, self, turn_input)
             if not isinstance(outcome, TurnInput):
-                return outcome
+                again = await self._stop_hooks(outcome)
+                if again is None:
+                    return outcome
+                outcome = again
             turn_input = outcome
+
+    async def _stop_hooks(self, stop: Stop) -> TurnInput | None:
+        """The next turn when a ``stop`` hook blocks the run's end (its reason as the user's message); else None.
+
+        Only an end of turn is put to the hooks, and only within ``max_tool_turns``: a hook that
+        always blocks cannot keep the run going past its turn limit. ``stop_hook_active`` tells
+        a hook it already blocked once in this run.
+        """
+        run = self._run
+        state, hooks = run.state, run.state.hooks
+        if hooks is None or stop[0] is not RunStopReason.END_TURN or not hooks.names("stop"):
+            return None
+        if state.turns - (state.plan.turn if state.plan else 0) >= run.params.max_tool_turns:
+            return None
+        reason = await hooks.on_stop(stop_hook_active=self._stop_blocked)
+        if reason is None:
+            return None
+        self._stop_blocked = True
+        return TurnInput.user(reason, self.batch.tools)
 
     def shown_plan(self) -> str:
         plan = self._run.state.plan

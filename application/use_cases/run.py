@@ -90,6 +90,7 @@ class Run:
             spending=self.state.reviewers,
             guard=RepeatGuard(params.max_repeated_calls),
             shown=shown,
+            hooks=self.state.hooks,
         )
 
     async def ask(self, turn: TurnInput) -> LlmResponse:

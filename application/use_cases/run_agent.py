@@ -14,7 +14,9 @@ from quorum.application.call_ids import CallIds
 from quorum.application.context_fit import ContextFit
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.fallback import FallbackGateway
+from quorum.application.hooks import RunHooks
 from quorum.application.plan_mode import execution_prompt
+from quorum.application.ports.hooks import HookRunner
 from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
@@ -87,6 +89,7 @@ class RunAgent:
         new_run_id: Callable[[], str] = lambda: uuid.uuid4().hex[:16],
         prices: PriceList | None = None,
         windows: ContextWindows | None = None,
+        hooks: HookRunner | None = None,
     ) -> None:
         redactor = redactor or Redactor()
         self._deps = RunDeps(
@@ -100,6 +103,7 @@ class RunAgent:
             clock=clock,
             prices=prices,
             windows=windows,
+            hooks=hooks,
         )
         self._new_run_id = new_run_id
 
@@ -181,8 +185,12 @@ class RunAgent:
             plan=request.approved_plan,
             answering=answering,
         )
+        if deps.hooks is not None:
+            session_id = request.session_id or state.run_id
+            state.hooks = RunHooks(deps.hooks, deps.redactor, session_id=session_id, run_id=state.run_id)
         if params.compact == "auto":
             state.fit = ContextFit.for_run(request, deps.gateway, deps.windows, deps.observer)
+            state.fit.hooks = state.hooks
         run = Run(deps, state, request)
         current_run_id.set(state.run_id)  # this task's context: its tool calls see their run
         current_succeeded_calls.set(SucceededCalls.of(request.history, request.resume))
@@ -223,6 +231,10 @@ class RunAgent:
             if run.params.tools == "low_risk_only"
             else available
         )
+        run, blocked = await self._opening(run)
+        if blocked is not None:
+            return blocked
+        request = run.request
         execution = ExecutionPhase(run, state.offered)
         first: Stop | TurnInput
         if plans(request):  # plan mode: plan and have the plan reviewed first
@@ -234,6 +246,27 @@ class RunAgent:
         if not isinstance(first, TurnInput):
             return first
         return await execution.repeat(first)
+
+    @staticmethod
+    async def _opening(run: Run) -> tuple[Run, Stop | None]:
+        """The ``session_start`` (a new conversation) and ``user_prompt_submit`` hooks on the task.
+
+        Returns the run with the context they add after the task, or the stop when a
+        ``user_prompt_submit`` hook blocks the message (the model is not asked). A continued
+        run (``resume``) has no new message: no hook runs.
+        """
+        hooks, request = run.state.hooks, run.request
+        if hooks is None or request.resume is not None:
+            return run, None
+        added = [await hooks.on_session_start("startup")] if not request.history else []
+        check = await hooks.on_prompt(request.task)
+        if check.blocked_by is not None:
+            run.state.blocked_by = check.blocked_by
+            return run, (RunStopReason.REJECTED, check.detail)
+        extra = "\n\n".join(text for text in (*added, check.context) if text)
+        if not extra:
+            return run, None
+        return replace(run, request=request.model_copy(update={"task": f"{request.task}\n\n{extra}"})), None
 
     def _finish(self, state: RunState, reason: RunStopReason, detail: str | None, params: ExecutionParams) -> RunResult:
         if detail is not None:

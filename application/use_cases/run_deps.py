@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from quorum.application.argument_validation import ArgumentValidator
+from quorum.application.ports.hooks import HookRunner
 from quorum.application.ports.llm import LlmGateway
 from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
@@ -36,6 +37,7 @@ class RunDeps:
         clock: seconds, for tool call durations (the workflow's clock on Temporal).
         prices: prices tokens for ``cost`` and the cost cap; None: the cost is unknown.
         windows: the models' context windows (compaction); None: ``context_window`` or the default.
+        hooks: runs the person's ``[[hooks.EVENT]]`` commands; None: none are configured.
     """
 
     gateway: LlmGateway
@@ -48,3 +50,4 @@ class RunDeps:
     clock: Callable[[], float]
     prices: PriceList | None
     windows: ContextWindows | None
+    hooks: HookRunner | None = None

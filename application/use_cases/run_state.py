@@ -8,6 +8,7 @@ from quorum.application import model_wording as say
 from quorum.application.call_ids import CallIds
 from quorum.application.context_fit import ContextFit
 from quorum.application.deferral import PendingTurn
+from quorum.application.hooks import RunHooks
 from quorum.application.ports.llm import LlmSession
 from quorum.application.ports.pricing import PriceList
 from quorum.application.tool_batch import RejectionCounter, ReviewerSpending, TurnCalls
@@ -66,6 +67,10 @@ class RunState:
     """Plan mode's approved plan: the execution phase's turns are counted after ``plan.turn``."""
     answering: AnsweringModel | None = None
     """The model answering now, when fallback models may move it (None: ``model_id`` always)."""
+    hooks: RunHooks | None = None
+    """The run's hooks (None: none are configured)."""
+    blocked_by: str | None = None
+    """The ``user_prompt_submit`` hook that blocked the run's message (it stopped ``rejected``)."""
 
     def continue_from(self, resume: PendingTurn) -> None:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""

@@ -30,6 +30,8 @@ def stop_detail(
         return StopDetail(limit=params.max_tool_turns)
     if reason is RunStopReason.NO_PLAN:
         return StopDetail(limit=params.max_plan_turns)
+    if reason is RunStopReason.REJECTED and state.blocked_by is not None:
+        return StopDetail(hook=state.blocked_by)
     if reason is RunStopReason.REJECTED:
         return StopDetail(limit=params.max_rejections)
     if reason is RunStopReason.LOOP_DETECTED:

@@ -75,6 +75,10 @@ def decision_line(event: ReviewEvent) -> str:
         if reason.startswith(f"{word} by the user"):  # already a whole sentence ("… for the rest of this run")
             return reason
         return f"{word} by the user: {reason}" if reason else f"{word} by the user"
+    if event.decided_by == "hook":
+        hook = " ".join((event.hook or "").split())
+        hook = f" `{hook[:60]}…`" if len(hook) > 60 else f" `{hook}`" if hook else ""
+        return f"{word} by the hook{hook}: {reason}" if reason else f"{word} by the hook{hook}"
     if event.decided_by == "policy":
         rule = f" {event.rule}" if event.rule else ""
         return f"{word} by rule{rule}: {reason}" if reason else f"{word} by rule{rule}"
@@ -134,6 +138,8 @@ def outcome(event: RunFinished) -> str:
     stop = event.stop
     if reason == _DONE:
         return "done"
+    if reason == "rejected" and stop is not None and stop.hook is not None:  # the detail names the hook and why
+        return f"stopped: {detail}" if detail else "stopped: a hook blocked the message"
     if reason in _AT_LIMIT:
         with_limit, without = _AT_LIMIT[reason]
         return with_limit.format(f"{stop.limit:g}") if stop is not None and stop.limit is not None else without

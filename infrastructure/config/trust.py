@@ -70,7 +70,7 @@ RESTRICTED: tuple[Restricted, ...] = (
     Restricted("mcp.servers.*.args", RUNS),
     Restricted("mcp.servers.*.env", RUNS),
     Restricted("mcp.servers.*.cwd", RUNS),
-    Restricted("hooks", RUNS),  # none exist yet: [hooks] is reserved here first
+    Restricted("hooks", RUNS),  # [[hooks.EVENT]] commands run on a run's events (docs/hooks.md)
     Restricted("tools.command_env", RUNS),  # LD_PRELOAD, PATH, or the user's secrets for commands
     Restricted("tools.sandbox.program", RUNS, _one_of("bwrap")),
     # Review loosened.

@@ -85,3 +85,12 @@ async def test_cancel_ends_a_started_run_cancelled(tmp_path: Path, scripted: str
         assert runtime.store.get_run(run_id).status == "cancelled"
         assert not await engine.cancel(run_id)
     assert not (tmp_path / "ws" / "out.txt").exists()
+
+
+def test_runs_with_hooks_are_refused_on_temporal_rather_than_run_without_them(tmp_path: Path) -> None:
+    from quorum.domain.errors import ConfigurationError
+
+    hooks = {"pre_tool_use": [{"command": "exit 2"}]}
+    with pytest.raises(ConfigurationError, match="hooks do not run on the Temporal engine"):
+        engine_for(runtime_for(tmp_path, engine={"kind": "temporal"}, hooks=hooks))
+    assert isinstance(engine_for(runtime_for(tmp_path, hooks=hooks)), LocalEngine)

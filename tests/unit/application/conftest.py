@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
+from quorum.application.ports.hooks import HookRunner
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.secrets import Redactor
 from tests.fakes import (
@@ -25,6 +26,7 @@ class Harness:
     reviewer: ScriptedReviewer
     observer: RecordingObserver
     redactor: Redactor = field(default_factory=Redactor)
+    hooks: HookRunner | None = None
 
     def agent(self) -> RunAgent:
         return RunAgent(
@@ -35,6 +37,7 @@ class Harness:
             observer=self.observer,
             redactor=self.redactor,
             new_run_id=lambda: "run-1",
+            hooks=self.hooks,
         )
 
     async def run(self, task: str = "do it", **params: Any) -> RunResult:

@@ -7,6 +7,7 @@ from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.execution import ExecutionParams, RunRequest
+from quorum.application.ports.hooks import HookRunner
 from quorum.application.use_cases.run_agent import RunAgent
 from quorum.domain.messages import Message
 from quorum.domain.responses import LlmResponse, TextBlock, Usage
@@ -35,7 +36,9 @@ async def read(args: dict[str, Any]) -> str:
     return f"{args['path']}:" + "x" * 2000
 
 
-async def run(script: list[LlmResponse], **params: Any) -> tuple[Sessions, RecordingObserver, Any]:
+async def run(
+    script: list[LlmResponse], hooks: HookRunner | None = None, **params: Any
+) -> tuple[Sessions, RecordingObserver, Any]:
     gateway = Sessions(list(script))
     tools = FakeTools()
     tools.add("read", read)
@@ -46,6 +49,7 @@ async def run(script: list[LlmResponse], **params: Any) -> tuple[Sessions, Recor
         schema=JsonSchema(),
         reviewer=ScriptedReviewer(tools=tools),
         observer=observer,
+        hooks=hooks,
     )
     request = RunRequest(task="the task", model_id="fake:m", system_prompt="sys", params=ExecutionParams(**params))
     return gateway, observer, await agent.execute(request)

@@ -54,7 +54,7 @@ async def test_a_stop_at_a_limit_carries_the_limit(h: Harness) -> None:
     h.session.script = [calls(("read", {}))] * 3
     await h.run(max_tool_turns=1)
     assert (finished(h).stop_reason, finished(h).stop) == ("max_turns", StopDetail(limit=1))
-    assert finished(h).model_dump(mode="json")["stop"] == {"limit": 1, "used": None, "waiting_calls": []}
+    assert finished(h).model_dump(mode="json")["stop"] == {"limit": 1, "used": None, "waiting_calls": [], "hook": None}
 
 
 async def test_a_stop_at_the_token_budget_carries_the_budget_and_the_tokens_used(h: Harness) -> None:
