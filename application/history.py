@@ -184,7 +184,7 @@ def recorded_conversation(store: RunStore, run_id: str) -> list[Message] | None:
                 return None
             break
         chain.append(current)
-        current = run.parent_run_id
+        current = run.parent_run_id if run.subagent is None else None  # a delegation starts afresh
     return join_histories(rebuild_history(e.event for e in store.load_events(rid)) for rid in reversed(chain))
 
 

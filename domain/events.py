@@ -2,6 +2,10 @@
 
 Each event's JSON form (``event.model_dump(mode="json")``) is the public ``--json`` contract: a
 ``type`` discriminator plus the fields below. Only ever add fields.
+
+An event of a child run (a subagent's delegation) reaches the delegating run's observers tagged
+with the child's ``run_id`` (``delegated``); the run's own events leave ``run_id`` out of their
+JSON (``run_started`` always has it).
 """
 
 from __future__ import annotations
@@ -46,8 +50,23 @@ class RunStopReason(StrEnum):
     """The model repeated a call (in a row or in a cycle, to the same result) after the loop guard's warnings."""
 
 
+def _untagged(run_id: str | None) -> bool:
+    return run_id is None
+
+
+CHILD_RUN_ID = Field(None, exclude_if=_untagged)
+"""``run_id`` of an event of a child run in its parent's stream; None (left out of the JSON) otherwise."""
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+    run_id: str | None = CHILD_RUN_ID
+
+
+def delegated(event: RunEvent, run_id: str) -> RunEvent:
+    """``event`` of the child run ``run_id`` as its parent's stream carries it: tagged with ``run_id``."""
+    return event.model_copy(update={"run_id": run_id})
 
 
 class RunStarted(_Event):
@@ -183,6 +202,7 @@ class VoteCast(Vote):
 
     type: Literal["vote"] = "vote"
     call_id: str
+    run_id: str | None = CHILD_RUN_ID
 
     @classmethod
     def of(cls, call_id: str, vote: Vote) -> VoteCast:
