@@ -177,9 +177,11 @@ def test_a_child_is_held_by_the_parents_deny_rule_and_knows_only_its_tools(cli: 
         '\n[[review.rules]]\ndecision = "allow"\ntool = "delegate"\nreason = "delegations are fine"\n',
     )
 
-    result = cli("run", "--json", "--workspace", str(cli.workspace), "write the secret")
+    result = cli("run", "--workspace", str(cli.workspace), "write the secret")
 
     assert result.code == 0, result.stderr
+    assert result.stdout.strip() == "done"  # the child's words are its result, not the run's answer
+    assert "    ↳ write_file rejected: " in result.stderr and "    ↳ subagent finished: end_turn" in result.stderr
     assert not (cli.workspace / "secret.txt").exists()
     child = [b for b in server.bodies() if b["model"] == "child-w"]
     assert tool_names(child[0]) == ["write_file"]
