@@ -79,7 +79,9 @@ class ChildRuns:
         result = await asyncio.create_task(child.execute(request))
         if result.stop_reason is RunStopReason.END_TURN:
             return ToolResult(output=result.output or "(the subagent gave no answer)")
-        return ToolResult(output=say.delegation_stopped(agent.name, result.stop_reason, result.detail, result.output), is_error=True)
+        return ToolResult(
+            output=say.delegation_stopped(agent.name, result.stop_reason, result.detail, result.output), is_error=True
+        )
 
     def request(self, agent: Subagent, task: str, run_id: str) -> RunRequest:
         """The child run's request: the subagent's model, prompt and limits over the parent's."""

@@ -148,7 +148,11 @@ def test_two_read_only_delegations_run_together_and_their_answers_are_the_result
     assert {run["run_id"] for run in listed if run["parent_run_id"] == parent_id} == children
     assert {run["subagent"] for run in listed if run["run_id"] in children} == {"reader", "finder"}
     shown = cli("logs", "show", parent_id)
-    assert shown.code == 0 and "reader" in shown.stdout and "finder" in shown.stdout
+    assert shown.code == 0 and "↳ reader" in shown.stdout and "↳ finder" in shown.stdout
+    marked = cli("logs", "list").stdout
+    assert "↳ reader what do the notes say?" in marked and "↳ finder find the notes file" in marked
+    child = cli("logs", "show", sorted(children)[0]).stdout
+    assert f"delegated: by {parent_id} to subagent" in child
 
 
 def test_a_child_is_held_by_the_parents_deny_rule_and_knows_only_its_tools(cli: Cli, wire: list) -> None:
@@ -185,9 +189,7 @@ def test_a_child_is_held_by_the_parents_deny_rule_and_knows_only_its_tools(cli: 
     assert not (cli.workspace / "secret.txt").exists()
     child = [b for b in server.bodies() if b["model"] == "child-w"]
     assert tool_names(child[0]) == ["write_file"]
-    answers = [
-        {m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"} for body in child[1:]
-    ]
+    answers = [{m["tool_call_id"]: m["content"] for m in body["messages"] if m["role"] == "tool"} for body in child[1:]]
     assert "secrets stay unwritten" in answers[0]["w1"]
     assert "unknown tool" in answers[1]["w2"].lower() and "run_command" in answers[1]["w2"]
     assert "unknown tool" in answers[2]["w3"].lower() and "delegate" in answers[2]["w3"]
@@ -197,9 +199,7 @@ def test_a_child_is_held_by_the_parents_deny_rule_and_knows_only_its_tools(cli: 
 
 
 def test_quorum_agents_list_names_each_definition_and_a_bad_one_is_said_clearly(cli: Cli) -> None:
-    cli.write(
-        ".quorum/agents/reader.md", "---\ndescription: Reads files\ntools: [read_file]\n---\nYou read.\n"
-    )
+    cli.write(".quorum/agents/reader.md", "---\ndescription: Reads files\ntools: [read_file]\n---\nYou read.\n")
     cli.write("quorum.toml", '[agents.finder]\ndescription = "Finds files"\n')
 
     listed = cli("agents", "list", "--json")
