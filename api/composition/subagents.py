@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from quorum.application import model_wording as say
 from quorum.application.delegation import AllowedTools, DelegatingExecutor
@@ -37,7 +37,19 @@ from quorum.domain.subagents import Subagent
 from quorum.domain.tools import ToolResult
 
 if TYPE_CHECKING:
-    from quorum.composition.runtime import Runtime
+    from quorum.application.ports.run_store import RunStore
+    from quorum.composition.container import Container
+
+
+class OpenComposition(Protocol):
+    """What a delegation needs of the open composition (``Runtime``, which imports this module)."""
+
+    container: Container
+
+    @property
+    def store(self) -> RunStore | None:
+        """The run store runs are recorded in (None: recording is off)."""
+        ...
 
 
 class _Tagged:
@@ -61,7 +73,7 @@ class ChildRuns:
         parent: the parent's request (its model and loop limits are the children's defaults).
     """
 
-    def __init__(self, runtime: Runtime, reviewer: Any, parent: RunRequest) -> None:
+    def __init__(self, runtime: OpenComposition, reviewer: Any, parent: RunRequest) -> None:
         self._runtime = runtime
         self._reviewer = reviewer
         self._parent = parent
@@ -106,7 +118,7 @@ class ChildRuns:
         return RunRequest(task=task, model_id=model_id, system_prompt=prompt, params=params, run_id=run_id)
 
 
-def run_executor(runtime: Runtime, reviewer: Any, request: RunRequest) -> ToolExecutor:
+def run_executor(runtime: OpenComposition, reviewer: Any, request: RunRequest) -> ToolExecutor:
     """The tools of the run ``request``: the composition's, and ``delegate`` when subagents are defined."""
     executor: ToolExecutor = runtime.container.tool_executor()
     agents = list(runtime.container.subagents().values())
