@@ -46,8 +46,8 @@ from quorum.infrastructure.tools.schema import JsonSchemaToolConverter
 from quorum.infrastructure.tools.settings import ToolsSettings
 
 if TYPE_CHECKING:  # imported when a run builds its reviewer
-    from quorum.domain.subagents import Subagent
     from quorum.application.review_gate import ReviewGate
+    from quorum.domain.subagents import Subagent
     from quorum.infrastructure.keys.store import StoredKeys
     from quorum.infrastructure.review.human import HumanPrompt
     from quorum.infrastructure.review.scope import ApprovalScope
