@@ -217,3 +217,32 @@ def test_quorum_agents_list_names_each_definition_and_a_bad_one_is_said_clearly(
     assert "Traceback" not in broken.stderr
     ran = cli("run", "--model", "test", "hi")
     assert ran.code == 2 and "broken.md" in ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_a_delegation_that_may_write_is_reviewed_first_and_a_rejected_one_never_starts(cli: Cli, wire: list) -> None:
+    router = ByModel(
+        {
+            "parent": [
+                Turn(calls=(Call("d1", "delegate", {"agent": "writer", "task": "write out.txt"}),)),
+                Turn(text="it was not allowed"),
+            ],
+            "child-w": [Turn(calls=(Call("w1", "write_file", {"path": "out.txt", "content": "x"}),))],
+        },
+        together=set(),
+    )
+    server = start(wire, router)
+    configure(
+        cli, server, '\n[agents.writer]\ndescription = "Writes"\nmodel = "local:child-w"\ntools = ["write_file"]\n'
+    )
+
+    result = cli("run", "--json", "--workspace", str(cli.workspace), "write out.txt")
+
+    assert result.code == 0, result.stderr
+    events = result.events()
+    [call] = [e for e in events if e["type"] == "tool_call"]
+    assert (call["name"], call["risk"]) == ("delegate", "high")
+    [review] = [e for e in events if e["type"] == "review"]
+    assert review["call_id"] == "d1" and review["approved"] is False
+    assert [b["model"] for b in server.bodies()] == ["parent", "parent"]  # the child never started
+    assert not (cli.workspace / "out.txt").exists()
+    assert [e for e in events if e.get("run_id") not in (None, events[0]["run_id"])] == []
