@@ -1,4 +1,4 @@
-"""A delegation's events in its parent's stream: tagged with the child's run id, left out of the parent's conversation."""
+"""A delegation's events in its parent's stream: tagged with the child's run id, kept out of its conversation."""
 
 from __future__ import annotations
 
