@@ -214,7 +214,7 @@ class Agent:
                     return
                 event = getter.result()
                 yield event
-                if event.type == "run_finished":
+                if event.type == "run_finished" and event.run_id is None:  # not a delegation's child run
                     break
             await running
         finally:

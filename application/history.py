@@ -30,7 +30,15 @@ from pydantic import BaseModel, ConfigDict
 from quorum.application.model_wording import INTERRUPTED_RESULT, TURN_LIMIT_NOTE
 from quorum.application.ports.run_store import RunStore
 from quorum.domain.errors import UsageError
-from quorum.domain.events import ReasoningEvent, RunStarted, TextDelta, ToolCallEvent, ToolResultEvent, TurnStarted
+from quorum.domain.events import (
+    ReasoningEvent,
+    RunStarted,
+    TextDelta,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnStarted,
+    own_events,
+)
 from quorum.domain.messages import Message
 from quorum.domain.responses import ReasoningBlock, TextBlock
 from quorum.domain.tools import ToolCall, ToolResult
@@ -150,7 +158,7 @@ def rebuild_history(events: Iterable[object]) -> list[Message]:
     exchange: every tool call is answered by the next message.
     """
     builder = _Builder()
-    for event in events:
+    for event in own_events(events):  # a delegation's events are its child run's, not this conversation's
         if isinstance(event, RunStarted):
             if not event.resumed:  # a run resumed after awaiting approval goes on with its open turn
                 builder.user_text(event.task)
@@ -184,7 +192,7 @@ def recorded_conversation(store: RunStore, run_id: str) -> list[Message] | None:
                 return None
             break
         chain.append(current)
-        current = run.parent_run_id
+        current = run.parent_run_id if run.subagent is None else None  # a delegation starts afresh
     return join_histories(rebuild_history(e.event for e in store.load_events(rid)) for rid in reversed(chain))
 
 

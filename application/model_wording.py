@@ -187,6 +187,12 @@ def repeated_call(name: str, times: int) -> str:
     return f"not executed: this {name} call repeats the previous {times}{REPEATED}"
 
 
+def delegation_stopped(agent: str, stop: str, detail: str | None, output: str) -> str:
+    """The result of a delegation whose child run did not end with an answer (a limit, a rejection, a failure)."""
+    said = f"the subagent {agent} stopped ({stop}" + (f": {detail})" if detail else ")")
+    return said + (f"; its last words: {output}" if output else "; it gave no answer")
+
+
 def cost_cap_reached(cap: float, spent: float) -> str:
     """Why the run stopped at its cost cap (``[agent] max_cost_usd``)."""
     return f"the cost cap of ${cap:g} was reached ({amounts.usd(spent)} spent)"

@@ -19,6 +19,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("quorum.cli.commands.run:ask", "Ask a question; only low-risk (read-only) tools are offered."),
     "chat": ("quorum.cli.commands.chat:chat", "Chat with the agent: each message continues the conversation."),
     "tools": ("quorum.cli.commands.tools:tools", "List the tools available to the model."),
+    "agents": ("quorum.cli.commands.agents:agents", "List the subagents the model may delegate to."),
     "plugins": ("quorum.cli.commands.plugins:plugins", "List installed plugins and what they registered."),
     "config": ("quorum.cli.commands.config:config", "Show or validate the effective configuration."),
     "mcp": ("quorum.cli.commands.mcp:mcp", "List and check configured MCP servers."),

@@ -45,6 +45,7 @@ def check_configured_names(container: Container, *, panel: bool = True) -> None:
 
 def known_tools(container: Container) -> KnownTools:
     """The tools known without starting anything, from the container's catalog and settings."""
+    from quorum.application.delegation import delegate_tool
     from quorum.composition.paths import user_data_dir
     from quorum.infrastructure.mcp.cache import CACHE_SUBDIR, ToolListCache
     from quorum.infrastructure.mcp.naming import server_prefix
@@ -56,8 +57,10 @@ def known_tools(container: Container) -> KnownTools:
     catalog = container.catalog()
     cache = ToolListCache(user_data_dir() / "cache" / CACHE_SUBDIR)
     servers = settings.section(McpSettings).servers
+    agents = list(container.subagents().values())
+    delegate = [delegate_tool(agents, {})] if agents else []  # offered when subagents are defined
     return assemble(
-        [*BUILTIN_TOOLS, *(tool.definition for tool in catalog.tools.functions.values())],
+        [*BUILTIN_TOOLS, *(tool.definition for tool in catalog.tools.functions.values()), *delegate],
         {name: cache.schemas(name, server) for name, server in servers.items()},
         mcp_prefixes={name: server_prefix(name) for name in servers},
         unlisted_sources=[name for name in catalog.tools.names() if name not in LISTABLE_SOURCES],

@@ -2,12 +2,17 @@
 
 Each event's JSON form (``event.model_dump(mode="json")``) is the public ``--json`` contract: a
 ``type`` discriminator plus the fields below. Only ever add fields.
+
+An event of a child run (a subagent's delegation) reaches the delegating run's observers tagged
+with the child's ``run_id`` (``delegated``); the run's own events leave ``run_id`` out of their
+JSON (``run_started`` always has it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -46,8 +51,42 @@ class RunStopReason(StrEnum):
     """The model repeated a call (in a row or in a cycle, to the same result) after the loop guard's warnings."""
 
 
+_T = TypeVar("_T")
+
+
+def _untagged(run_id: str | None) -> bool:
+    return run_id is None
+
+
+CHILD_RUN_ID = Field(None, exclude_if=_untagged)
+"""``run_id`` of an event of a child run in its parent's stream; None (left out of the JSON) otherwise."""
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+    run_id: str | None = CHILD_RUN_ID
+
+
+def delegated(event: RunEvent, run_id: str) -> RunEvent:
+    """``event`` of the child run ``run_id`` as its parent's stream carries it: tagged with ``run_id``."""
+    return event.model_copy(update={"run_id": run_id})
+
+
+def own_events(events: Iterable[_T]) -> list[_T]:
+    """``events`` of one run's stream without its child runs' (delegations', tagged with their ``run_id``).
+
+    The run is the one whose ``run_started`` comes first; objects that are not events pass.
+    """
+    own: str | None = None
+    kept: list[_T] = []
+    for event in events:
+        run_id = getattr(event, "run_id", None)
+        if own is None and isinstance(event, RunStarted):
+            own = run_id
+        if run_id is None or run_id == own:
+            kept.append(event)
+    return kept
 
 
 class RunStarted(_Event):
@@ -186,6 +225,7 @@ class VoteCast(Vote):
 
     type: Literal["vote"] = "vote"
     call_id: str
+    run_id: str | None = CHILD_RUN_ID
 
     @classmethod
     def of(cls, call_id: str, vote: Vote) -> VoteCast:

@@ -29,7 +29,7 @@ def session_runs(store: Any, session_id: str) -> list[str] | None:
         parent = run.parent_run_id
     children: dict[str, str] = {}
     for run in reversed(store.list_runs(MAX_LATER_RUNS, since=first.started_at)):  # oldest first
-        if run.parent_run_id is not None:
+        if run.parent_run_id is not None and run.subagent is None:  # a delegation is not a message
             children[run.parent_run_id] = run.run_id  # the newest child wins
     current = session_id
     while current in children and children[current] not in chain:

@@ -27,7 +27,7 @@ from quorum.acp.updates import EventTranslator, UpdatePump
 from quorum.composition.conversation import Conversation
 from quorum.composition.model_choice import NoModelChosen, advice
 from quorum.domain.errors import QuorumError
-from quorum.domain.events import RunEvent, RunFinished, RunStarted, RunStopReason
+from quorum.domain.events import RunEvent, RunFinished, RunStarted, RunStopReason, own_events
 from quorum.domain.tools import ImagePart
 from quorum.infrastructure.tools.workspace import Workspace
 
@@ -219,7 +219,7 @@ class AcpSession:
         if started is None:
             return
         self.conversation.add_run(started.run_id, events)
-        self.finished.extend(e for e in events if isinstance(e, RunFinished))
+        self.finished.extend(e for e in own_events(events) if isinstance(e, RunFinished))
 
     def continue_from(self, run_id: str, history: Sequence[Message]) -> None:
         """Go on from the recorded run ``run_id`` (``session/load``)."""

@@ -44,6 +44,7 @@ from quorum.domain.events import (
 )
 from quorum.domain.plans import Plan
 from quorum.domain.secrets import Redactor
+from quorum.domain.subagents import DELEGATE
 from quorum.domain.tools import RiskLevel
 from quorum.infrastructure.tools.workspace import Workspace
 
@@ -72,6 +73,9 @@ class EventTranslator:
         self._diffs: dict[str, FileDiff] = {}
         self._progress: dict[str, list[str]] = {}
         self._plan: Plan | None = None  # the approved plan of the run under way
+        self._own: str | None = None  # the run under way (a delegation's child runs are others)
+        self._delegations: list[str] = []  # the run's delegate calls, in order
+        self._children: dict[str, str | None] = {}  # child run id → its delegate call
 
     def diff(self, call_id: str) -> FileDiff | None:
         """The diff drawn when ``call_id`` was announced, if any."""
@@ -79,6 +83,10 @@ class EventTranslator:
 
     def updates(self, event: RunEvent) -> list[Update]:
         """The updates ``event`` calls for (none for events an editor does not show)."""
+        if self._is_child(event):
+            return self._child_progress(event)
+        if isinstance(event, ToolCallEvent) and event.name == DELEGATE:
+            self._delegations.append(event.id)
         if isinstance(event, TextDelta):
             return [helpers.update_agent_message_text(event.text)] if event.text else []
         if isinstance(event, ReasoningEvent):  # an editor shows it as the agent's thought, apart from its answer
@@ -99,6 +107,29 @@ class EventTranslator:
         if isinstance(event, ToolResultEvent):
             return [self._finished(event)]
         return self._plan_updates(event)
+
+    def _is_child(self, event: RunEvent) -> bool:
+        """Whether ``event`` is a delegation's child run's (tagged with its run id)."""
+        if isinstance(event, RunStarted) and self._own in (None, event.run_id):
+            self._own = event.run_id
+            return False
+        if event.run_id is None or event.run_id == self._own:
+            if isinstance(event, RunFinished):
+                self._own = None
+            return False
+        return True
+
+    def _child_progress(self, event: RunEvent) -> list[Update]:
+        """A child run's event as a line of progress of the delegate call that started it."""
+        child = str(event.run_id)
+        if child not in self._children:
+            taken = set(self._children.values())
+            self._children[child] = next((c for c in self._delegations if c not in taken), None)
+        call_id = self._children[child]
+        line = _child_line(event)
+        if call_id is None or line is None:
+            return []
+        return self.updates(ToolProgress(call_id=call_id, message=line))
 
     def _plan_updates(self, event: RunEvent) -> list[Update]:
         """Plan mode's ``plan`` updates: proposed and approved (pending), rejected (none), done (completed)."""
@@ -202,3 +233,18 @@ class UpdatePump:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+
+
+def _child_line(event: RunEvent) -> str | None:
+    """What a delegate call's progress says of its child run's ``event`` (None: nothing)."""
+    if isinstance(event, RunStarted):
+        return f"subagent run {event.run_id} · {event.model}"
+    if isinstance(event, ToolCallEvent):
+        return f"↳ {event.name} ({event.risk} risk)"
+    if isinstance(event, ReviewEvent) and not event.approved:
+        return f"↳ {event.name} rejected: {event.reason}"
+    if isinstance(event, ToolResultEvent) and event.is_error and not event.is_rejected:
+        return f"↳ {event.name} failed"
+    if isinstance(event, RunFinished):
+        return f"subagent finished: {event.stop_reason}"
+    return None

@@ -48,6 +48,7 @@ from quorum.infrastructure.tools.settings import ToolsSettings
 
 if TYPE_CHECKING:  # imported when a run builds its reviewer
     from quorum.application.review_gate import ReviewGate
+    from quorum.domain.subagents import Subagent
     from quorum.infrastructure.keys.store import StoredKeys
     from quorum.infrastructure.review.human import HumanPrompt
     from quorum.infrastructure.review.scope import ApprovalScope
@@ -127,6 +128,17 @@ def known_secrets(
     if on_secrets is not None:
         on_secrets(secrets.redactor())
     return secrets
+
+
+def defined_subagents(settings: Settings, config_dir: Path | None) -> dict[str, Subagent]:
+    """The subagents of this workspace: the user's files, ``[agents.NAME]``, the workspace's files.
+
+    Raises:
+        ConfigurationError: a definition that cannot be read or is not valid.
+    """
+    from quorum.infrastructure.agents import load_subagents
+
+    return load_subagents(settings.agents, user_dir=config_dir, workspace=workspace_of(settings))
 
 
 def probe_sandbox(settings: Settings) -> SandboxStatus:
@@ -276,6 +288,7 @@ class Container(containers.DeclarativeContainer):
         tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation
     )
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
+    subagents = providers.Singleton(defined_subagents, settings, config_dir)
     review_context = providers.Factory(reviewer_context, settings, options, run_gateway, prompt=human_prompt)
     reviewer = providers.Factory(build_reviewer, catalog, settings, options, run_gateway, prompt=human_prompt)
     run_store = providers.Singleton(build_run_store, catalog, settings, options, env)

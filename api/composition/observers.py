@@ -26,8 +26,10 @@ class FanOut:
             observer.on_event(event)
 
 
-def build_recorder(store: RunStore | None, settings: Settings, parent_run_id: str | None) -> RunObserver | None:
-    """Records the run's events in the store; a failing store is reported, never stops the run."""
+def build_recorder(
+    store: RunStore | None, settings: Settings, parent_run_id: str | None, subagent: str | None = None
+) -> RunObserver | None:
+    """Records the run's events in the store (``subagent``: a delegation's); a failing store is reported."""
     if store is None:
         return None
     from quorum.infrastructure.storage.digest import config_digest
@@ -41,5 +43,6 @@ def build_recorder(store: RunStore | None, settings: Settings, parent_run_id: st
         workspace=str(workspace_of(settings)),
         config_digest=config_digest(settings),
         parent_run_id=parent_run_id,
+        subagent=subagent,
         on_error=warn,
     )

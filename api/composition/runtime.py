@@ -160,13 +160,17 @@ class Runtime:
         """Run ``prepared`` to its end with a new agent and the prepared observers.
 
         ``reviewer``: the run's review (``RunService`` builds it from the order); None: the
-        composition's, built for this run.
+        composition's, built for this run. With subagents defined, the run's tools include
+        ``delegate``, whose child runs share this review (``quorum.composition.subagents``).
         """
+        from quorum.composition.subagents import run_executor
+
         self.open()
         self.warn_unenforceable_cap(prepared.request)
-        parts: dict[str, Any] = {"observer": prepared.observer}
-        if reviewer is not None:
-            parts["reviewer"] = reviewer
+        if reviewer is None:
+            reviewer = self.container.reviewer()
+        executor = run_executor(self, reviewer, prepared.request)
+        parts: dict[str, Any] = {"observer": prepared.observer, "reviewer": reviewer, "executor": executor}
         return await self.container.run_agent(**parts).execute(prepared.request)
 
     def warn_unenforceable_cap(self, request: Any) -> None:

@@ -163,7 +163,18 @@ class RunService:
         watchers = [build_recorder(approvals, settings, None), *order.observers]
         if order.cancel:
             watchers.append(_CancelAtStart())
-        agent = container.run_agent(
-            observer=FanOut(watchers), reviewer=self.reviewer(RunOrder(task="", always=order.always))
-        )
+        reviewer = self.reviewer(RunOrder(task="", always=order.always))
+        executor = self._continued_tools(order.run_id, request, reviewer)
+        agent = container.run_agent(observer=FanOut(watchers), reviewer=reviewer, executor=executor)
         return await ContinueRun(store=approvals, approvals=approvals, agent=agent).execute(request)
+
+    def _continued_tools(self, run_id: str, request: Any, reviewer: Any) -> Any:
+        """The continued run's tools: ``delegate`` too when subagents are defined (a deferred delegation runs)."""
+        from quorum.application.execution import RunRequest
+        from quorum.composition.subagents import run_executor
+
+        store = self.runtime.store
+        recorded = store.get_run(run_id) if store is not None else None
+        model_id = request.model_id or (recorded.model if recorded is not None else "")
+        parent = RunRequest(task="", model_id=model_id, params=request.params, run_id=run_id)
+        return run_executor(self.runtime, reviewer, parent)

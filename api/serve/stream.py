@@ -30,7 +30,10 @@ def event_json(event: RunEvent) -> str:
 
 
 def _final(event: RunEvent) -> bool:
-    return isinstance(event, RunFinished) and event.stop_reason != RunStopReason.AWAITING_APPROVAL
+    # A child run's (a delegation's) run_finished is tagged with its run id: the run goes on.
+    return (
+        isinstance(event, RunFinished) and event.run_id is None and event.stop_reason != RunStopReason.AWAITING_APPROVAL
+    )
 
 
 async def _messages(hub: RunHub, run_id: str, after: int) -> AsyncIterator[str]:

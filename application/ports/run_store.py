@@ -34,10 +34,13 @@ class RunHeader(_ReadModel):
         model: the model id, ``provider:model``.
         workspace: the directory tools acted in, if any.
         config_digest: a digest of the effective configuration (never the configuration itself).
-        parent_run_id: the run this one continues (``--continue`` / ``--resume``), if any.
+        parent_run_id: the run this one continues (``--continue`` / ``--resume``), or, for a
+            delegation (``subagent`` set), the run that delegated it; None for neither.
         started_at: when the run started (timezone-aware).
         engine: where the run lives: ``local`` (a process) or ``temporal`` (a workflow whose id
             is the run id); ``approve``/``reject`` send a decision there.
+        subagent: the subagent a delegation ran (a child run of ``parent_run_id``); None for a
+            run of its own.
     """
 
     run_id: str
@@ -48,6 +51,7 @@ class RunHeader(_ReadModel):
     parent_run_id: str | None = None
     started_at: datetime
     engine: str = "local"
+    subagent: str | None = None
 
 
 class RecordedEvent(_ReadModel):

@@ -23,7 +23,7 @@ from quorum.application.use_cases import model_request
 from quorum.application.use_cases.run_deps import RunDeps
 from quorum.application.use_cases.run_state import RunState, Stop
 from quorum.domain.errors import ContextTooLong
-from quorum.domain.events import McpSampling, RunEvent, RunStopReason
+from quorum.domain.events import McpSampling, RunEvent, RunFinished, RunStopReason
 from quorum.domain.responses import LlmResponse
 from quorum.domain.tool_profile import lean
 from quorum.domain.tools import RiskLevel, ToolSpec
@@ -50,8 +50,15 @@ class Run:
         self.deps.observer.on_event(event)
 
     def report(self, event: RunEvent) -> None:
-        """An event adapters emit in this run (``current_run_events``): counted if it spent tokens."""
-        if isinstance(event, McpSampling) and event.model and event.usage.total_tokens:
+        """An event adapters emit in this run (``current_run_events``): counted if it spent tokens.
+
+        A child run's events (a delegation's, tagged with its ``run_id``) pass through; its
+        ``run_finished`` brings what the child spent into this run's usage and cost.
+        """
+        child = event.run_id is not None and event.run_id != self.state.run_id
+        if child and isinstance(event, RunFinished):
+            self.state.delegated(event.usage, event.cost)
+        elif not child and isinstance(event, McpSampling) and event.model and event.usage.total_tokens:
             self.state.usage = self.state.usage + event.usage
             self.state.sampled.append((event.model, event.usage))
         self.emit(event)

@@ -71,6 +71,16 @@ class RunState:
     """The run's hooks (None: none are configured)."""
     blocked_by: str | None = None
     """The ``user_prompt_submit`` hook that blocked the run's message (it stopped ``rejected``)."""
+    children_reviewers: Usage = field(default_factory=Usage)
+    """The reviewer tokens of the run's delegations (their agent tokens are in ``usage``)."""
+    children_cost: float | None = 0.0
+    """What the run's delegations cost (USD), None when one's cost is unknown."""
+
+    def delegated(self, usage: RunUsage, cost: float | None) -> None:
+        """Count a finished child run (a delegation): its tokens and its cost are this run's too."""
+        self.usage = self.usage + usage.agent_part()
+        self.children_reviewers = self.children_reviewers + usage.reviewers
+        self.children_cost = None if cost is None or self.children_cost is None else self.children_cost + cost
 
     def continue_from(self, resume: PendingTurn) -> None:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""
@@ -114,7 +124,7 @@ class RunState:
 
     def total_usage(self) -> RunUsage:
         """The run's usage: the agent's tokens and, apart, every reviewer vote's."""
-        return RunUsage.of(self.usage, self.reviewers_before + self.reviewers.total)
+        return RunUsage.of(self.usage, self.reviewers_before + self.reviewers.total + self.children_reviewers)
 
     def cost(self, prices: PriceList | None) -> float | None:
         """The agent's, sampling's and the reviewer models' tokens in USD; None if a price is unknown.
@@ -122,9 +132,9 @@ class RunState:
         Each response (each vote for a reviewer, each sampling request) is priced apart, as
         providers bill requests.
         """
-        if prices is None or self.cost_before is None:
+        if prices is None or self.cost_before is None or self.children_cost is None:
             return None
-        total = self.cost_before
+        total = self.cost_before + self.children_cost
         spent = [(model_id, usage) for model_id, usage in self.responses if usage.total_tokens]
         for model_id, usage in [*spent, *self.sampled, *self.reviewers.votes]:
             cost = prices.cost(model_id, usage)

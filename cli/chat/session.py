@@ -27,7 +27,7 @@ from quorum.cli.chat.line_input import INTERRUPT
 from quorum.cli.run_setup import Display, human_renderer, terminal_prompts
 from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
-from quorum.domain.events import RunEvent, RunFinished, RunStarted
+from quorum.domain.events import RunEvent, RunFinished, RunStarted, own_events
 from quorum.infrastructure.terminal_text import printable
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ class ChatSession:
         if started is None:
             return
         self.conversation.add_run(started.run_id, events)
-        finished = next((e for e in events if isinstance(e, RunFinished)), None)
+        finished = next((e for e in own_events(events) if isinstance(e, RunFinished)), None)
         if finished is not None:
             self.spending.add(finished)
             if finished.stop_reason == "awaiting_approval":  # hil_mode = "defer" in the configuration

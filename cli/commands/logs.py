@@ -83,8 +83,13 @@ def list_runs(
     for r in runs:
         click.echo(
             f"{r.run_id:<16}  {_when(r.started_at):<19}  {r.status:<11}  {r.turns:>5}  {r.tool_calls:>5}  "
-            f"{_one_line(r.model, 24):<24}  {_one_line(r.task, 60)}"
+            f"{_one_line(r.model, 24):<24}  {_child_mark(r)}{_one_line(r.task, 60)}"
         )
+
+
+def _child_mark(run: Any) -> str:
+    """``↳ NAME `` before the task of a delegation (a subagent's child run), nothing otherwise."""
+    return f"↳ {_one_line(run.subagent, 20)} " if run.subagent else ""
 
 
 @logs.command("show")
@@ -105,6 +110,7 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
         if run is None:
             raise UsageError(f"no run {run_id!r} in the run log")
         events = store.load_events(run.run_id)
+        children = _children(store, run)
     if as_json:
         click.echo(json.dumps({"type": "run", **run.model_dump(mode="json")}))
         for recorded in events:
@@ -113,7 +119,19 @@ def show(run_id: str, as_json: bool, config_path: Path | None) -> None:
             click.echo(json.dumps(line, ensure_ascii=False))
         return
     _show_header(run)
+    for child in children:
+        click.echo(_one_line(f"           ↳ {child.subagent} {child.run_id} · {child.status} · {child.task}", 110))
     _show_events(events)
+
+
+CHILDREN_SCANNED = 500
+"""How many runs started after a run ``logs show`` looks through for its delegations."""
+
+
+def _children(store: Any, run: Any) -> list[Any]:
+    """The delegations (subagent child runs) of ``run``, oldest first."""
+    later = store.list_runs(CHILDREN_SCANNED, since=run.started_at)
+    return [r for r in reversed(later) if r.parent_run_id == run.run_id and r.subagent]
 
 
 def _show_header(run: Any) -> None:
@@ -124,7 +142,8 @@ def _show_header(run: Any) -> None:
         ("run", run.run_id),
         ("task", run.task),
         ("model", run.model),
-        ("continues", run.parent_run_id),
+        ("continues", None if run.subagent else run.parent_run_id),
+        ("delegated", f"by {run.parent_run_id} to subagent {run.subagent}" if run.subagent else None),
         ("workspace", run.workspace),
         ("config", run.config_digest),
         ("started", _when(run.started_at)),

@@ -103,9 +103,12 @@ class HumanRenderer:
         use_live = is_terminal(err) and verbosity >= 0 if live is None else live
         self._status = LiveStatus(err, color=color) if use_live else None
         self._pending_call: ToolCallEvent | None = None
+        self._own_run: str | None = None
 
     # -- dispatch ---------------------------------------------------------------------------------
     def on_event(self, event: RunEvent) -> None:
+        if self._delegated(event):
+            return
         pending, self._pending_call = self._pending_call, None
         if pending is not None:
             problem = _invalid_problem(pending, event) if isinstance(event, ToolResultEvent) else None
@@ -114,6 +117,20 @@ class HumanRenderer:
                 return
             self._announce(pending)
         self._dispatch(event)
+
+    def _delegated(self, event: RunEvent) -> bool:
+        """Show an event of a child run (a delegation, tagged with its run id) indented; True if it was one."""
+        if isinstance(event, RunStarted) and self._own_run in (None, event.run_id):
+            self._own_run = event.run_id
+            return False
+        if event.run_id is None or event.run_id == self._own_run:
+            if isinstance(event, RunFinished):
+                self._own_run = None
+            return False
+        line = words.delegated_line(event)
+        if line is not None and self._verbosity >= 0:
+            self._line(self._style(printable("    " + line), "dim"))
+        return True
 
     def _dispatch(self, event: RunEvent) -> None:
         handler = self.HANDLERS.get(type(event))

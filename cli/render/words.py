@@ -12,8 +12,20 @@ What a person wrote when deciding later (``quorum approve``/``reject``, the web 
 
 from __future__ import annotations
 
+import json
+
 from quorum.domain import amounts
-from quorum.domain.events import ModelFallback, PlanProposed, PlanReviewed, ReviewEvent, RunFinished
+from quorum.domain.events import (
+    ModelFallback,
+    PlanProposed,
+    PlanReviewed,
+    ReviewEvent,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from quorum.domain.review import counted
 from quorum.infrastructure.terminal_text import quoted
 
@@ -203,3 +215,18 @@ def totals(event: RunFinished, elapsed: float) -> str:
 def final_line(event: RunFinished, elapsed: float) -> str:
     """The run's last line: its outcome, then its totals."""
     return f"{outcome(event)} · {totals(event, elapsed)}"
+
+
+def delegated_line(event: RunEvent) -> str | None:
+    """The line under a delegation for an event of its child run (None: not shown)."""
+    if isinstance(event, RunStarted):
+        return f"↳ subagent run {event.run_id} · {event.model}"
+    if isinstance(event, ToolCallEvent):
+        return f"↳ {event.name} " + json.dumps(event.arguments, ensure_ascii=False)[:100]
+    if isinstance(event, ReviewEvent) and not event.approved:
+        return f"↳ {event.name} rejected: {event.reason}"
+    if isinstance(event, ToolResultEvent) and event.is_error and not event.is_rejected:
+        return f"↳ {event.name} failed: {event.output.splitlines()[0] if event.output else ''}"
+    if isinstance(event, RunFinished):
+        return f"↳ subagent finished: {event.stop_reason}"
+    return None

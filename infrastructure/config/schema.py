@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from quorum.infrastructure.agents.definitions import SubagentTable
 from quorum.infrastructure.config.sections import AgentSettings, PluginsSettings, Section
 
 SectionModel = TypeVar("SectionModel", bound=BaseModel)
@@ -23,6 +24,7 @@ class Settings(Section):
     own model; ``extensions`` holds every plugin-declared top-level section (the built-in plugins'
     ones included), validated by its model and read typed with ``section``.
     ``aliases`` (``[aliases] fast = "openai:gpt-4.1-mini"``) names model ids for ``--model``.
+    ``agents`` holds the ``[agents.NAME]`` subagent tables (docs/subagents.md).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
@@ -33,6 +35,7 @@ class Settings(Section):
     providers: dict[str, Any] = Field(default_factory=dict)
     plugins: PluginsSettings = Field(default_factory=PluginsSettings)
     extensions: dict[str, SerializeAsAny[BaseModel]] = Field(default_factory=dict)
+    agents: dict[str, SubagentTable] = Field(default_factory=dict)
 
     @field_validator("aliases")
     @classmethod

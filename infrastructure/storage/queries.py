@@ -22,7 +22,7 @@ SELECT r.id, r.task, r.model, r.workspace, r.config_digest, r.parent_run_id, r.s
        r.stop_reason, r.detail, r.output, r.turns, r.input_tokens, r.output_tokens,
        r.reviewer_input_tokens, r.reviewer_output_tokens, r.cost,
        (SELECT COUNT(*) FROM events e WHERE e.run_id = r.id AND e.type = 'tool_call'), r.engine,
-       r.cache_read_input_tokens, r.cache_write_input_tokens
+       r.cache_read_input_tokens, r.cache_write_input_tokens, r.subagent
 FROM runs r
 """
 """The columns ``summary`` reads, of the runs aliased ``r`` (a caller appends its clauses)."""
@@ -37,8 +37,9 @@ def summary(row: Sequence[Any]) -> RunSummary:
     """The ``RunSummary`` of a row of ``SUMMARY`` (PostgreSQL's sums and counts may come as other numbers)."""
     (run_id, task, model, workspace, digest, parent, started, ended, stop, detail, output, turns,
      input_tokens, output_tokens, reviewer_input_tokens, reviewer_output_tokens, cost, tool_calls,
-     engine, cache_read, cache_write) = row  # fmt: skip
+     engine, cache_read, cache_write, subagent) = row  # fmt: skip
     return RunSummary(
+        subagent=subagent,
         engine=engine or "local",
         run_id=run_id,
         task=task,

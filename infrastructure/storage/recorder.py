@@ -31,7 +31,9 @@ class RunRecorder:
         store: where to write.
         workspace: the directory the run's tools act in, recorded with the run.
         config_digest: a digest of the effective configuration (never the configuration).
-        parent_run_id: the run this one continues (``--continue`` / ``--resume``).
+        parent_run_id: the run this one continues (``--continue`` / ``--resume``), or that
+            delegated it (``subagent``).
+        subagent: the subagent this run is a delegation of, if it is one.
         on_error: called once with the exception when recording fails.
         clock: wall-clock seconds, for event times.
     """
@@ -43,6 +45,7 @@ class RunRecorder:
         workspace: str | None = None,
         config_digest: str | None = None,
         parent_run_id: str | None = None,
+        subagent: str | None = None,
         on_error: Callable[[Exception], None] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -50,12 +53,14 @@ class RunRecorder:
         self._workspace = workspace
         self._config_digest = config_digest
         self._parent_run_id = parent_run_id
+        self._subagent = subagent
         self._on_error = on_error
         self._clock = clock
         self._run_id: str | None = None
         self._seq = 0
         self._buffer: list[RecordedEvent] = []
         self._flush_scheduled = False
+        self._open = False
         self.error: Exception | None = None
 
     @property
@@ -64,7 +69,7 @@ class RunRecorder:
         return self._run_id
 
     def on_event(self, event: RunEvent) -> None:
-        if self.error is not None:
+        if self.error is not None or self._child_of_open_run(event):
             return
         at = datetime.fromtimestamp(self._clock(), UTC)
         if isinstance(event, RunStarted) and event.resumed:
@@ -83,6 +88,7 @@ class RunRecorder:
                 config_digest=self._config_digest,
                 parent_run_id=self._parent_run_id,
                 started_at=at,
+                subagent=self._subagent,
             )
             self._run_id, self._seq = event.run_id, 0
             if not self._guard(self._store.start_run, header):
@@ -95,6 +101,22 @@ class RunRecorder:
             self.flush()
         elif not self._flush_scheduled:
             self._schedule()
+
+    def _child_of_open_run(self, event: RunEvent) -> bool:
+        """An event of a child run (a delegation) passing through: its own recorder records it.
+
+        A child's events carry its ``run_id``; its ``run_started`` is told apart from the start
+        of a next run by arriving while this recorder's run is open.
+        """
+        if isinstance(event, RunStarted):
+            opening = not self._open or event.run_id == self._run_id
+            self._open = self._open or opening
+            return not opening
+        if event.run_id is not None and event.run_id != self._run_id:
+            return True
+        if isinstance(event, RunFinished):
+            self._open = False
+        return False
 
     def _continue_sequence(self, run_id: str) -> None:
         recorded = self._store.load_events(run_id)

@@ -128,6 +128,7 @@ TABLES: tuple[Table, ...] = (
             Column("engine", "text"),
             Column("cache_read_input_tokens", "bigint", not_null=True, default="0"),
             Column("cache_write_input_tokens", "bigint", not_null=True, default="0"),
+            Column("subagent", "text"),
         ),
         key=("id",),
         ordered=True,
@@ -268,6 +269,11 @@ MIGRATIONS: tuple[Migration, ...] = (
                 f" COALESCE({_run_finished(ops, 'usage.cache_write_input_tokens', 'bigint')}, 0)"
             ),
         ),
+    ),
+    Migration(
+        7,
+        "runs record the subagent a delegation ran (its parent_run_id is the run that delegated)",
+        (add_column("runs", "subagent"),),
     ),
 )
 """Each version after the first, in order. Version 1 held ``runs`` and ``events``."""

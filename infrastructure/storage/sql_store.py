@@ -143,11 +143,11 @@ class SqlRunStore:
         with self._write() as conn:
             conn.execute(
                 self.ops.sql(
-                    "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at, engine)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                    "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at, engine,"
+                    " subagent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 ),
                 (header.run_id, header.task, header.model, header.workspace, header.config_digest,
-                 header.parent_run_id, header.started_at.timestamp(), _engine(header.engine)),
+                 header.parent_run_id, header.started_at.timestamp(), _engine(header.engine), header.subagent),
             )  # fmt: skip
         self._turns[header.run_id] = 0
 
@@ -240,7 +240,8 @@ class SqlRunStore:
     def last_run_id(self) -> str | None:
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT id FROM runs ORDER BY started_at DESC, {self.ops.order} DESC LIMIT 1"
+                "SELECT id FROM runs WHERE subagent IS NULL"  # a delegation is not continued on its own
+                f" ORDER BY started_at DESC, {self.ops.order} DESC LIMIT 1"
             ).fetchone()
             return None if row is None else row[0]
 

@@ -109,6 +109,7 @@ class RunView {
   }
 
   handle(type, e) {
+    if (e.run_id && e.run_id !== this.runId) { this.delegated(type, e); return; }
     const log = $("log");
     switch (type) {
       case "run_started":
@@ -135,6 +136,27 @@ class RunView {
     }
   }
 
+  delegated(type, e) {  // a subagent's event: a line of progress under its delegate call (as text)
+    this.children = this.children || new Map();
+    if (!this.children.has(e.run_id)) {
+      const taken = new Set(this.children.values());
+      const box = [...this.tools.values()].find((b) => b.dataset.tool === "delegate" && !taken.has(b));
+      this.children.set(e.run_id, box || null);
+    }
+    const box = this.children.get(e.run_id);
+    const words = {
+      run_started: () => `subagent run ${e.run_id} · ${e.model}`,
+      tool_call: () => `↳ ${e.name} (${e.risk} risk)`,
+      review: () => (e.approved ? null : `↳ rejected: ${e.reason}`),
+      tool_result: () => `↳ ${e.name} ${e.is_rejected ? "rejected" : e.is_error ? "failed" : "done"}`,
+      run_finished: () => `subagent finished: ${e.stop_reason}`,
+    }[type];
+    const line = words ? words() : null;
+    if (!line) return;
+    if (box) box.insertBefore(el("div", "label", visible(line)), box.querySelector(".head"));
+    setStatus("Subagent: " + line);
+  }
+
   reasoning(e) {  // the model's reasoning: not the answer, so folded (as text, never as markup)
     this.text = null;
     const box = el("details", "reasoning");
@@ -153,6 +175,7 @@ class RunView {
     box.append(summary, el("div", "label", "Arguments"), args, el("pre", "head"), output);
     box.querySelector(".head").hidden = true;
     box.dataset.callId = e.id;
+    box.dataset.tool = e.name;
     this.tools.set(e.id, box);
     $("log").append(box);
     setStatus(`Running ${e.name}…`);

@@ -53,8 +53,11 @@ SQLITE_SHIPPED = (
         cache_write_input_tokens = COALESCE((SELECT json_extract(data, '$.usage.cache_write_input_tokens') FROM events
             WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0);
     """,
+    """
+    ALTER TABLE runs ADD COLUMN subagent TEXT
+    """,
 )
-"""SQLite's migrations 1 to 6 as they shipped."""
+"""SQLite's migrations 1 to 7 as they shipped."""
 
 POSTGRES_SHIPPED = (
     """
@@ -87,5 +90,8 @@ POSTGRES_SHIPPED = (
         cache_write_input_tokens = COALESCE((SELECT (data#>>'{usage,cache_write_input_tokens}')::bigint FROM events
             WHERE events.run_id = runs.id AND events.type = 'run_finished'), 0)
     """,
+    """
+    ALTER TABLE runs ADD COLUMN subagent TEXT
+    """,
 )
-"""PostgreSQL's migrations 1 to 3 as they shipped."""
+"""PostgreSQL's migrations 1 to 4 as they shipped."""

@@ -71,7 +71,7 @@ def test_the_sqlite_migrations_are_the_shipped_statements() -> None:
         assert [normal(step(ops)) for step in migration.steps] == statements(script)
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5, 6, 7])
 def test_a_sqlite_log_made_by_the_shipped_ddl_opens_and_matches_a_new_one(tmp_path: Path, version: int) -> None:
     old, new = tmp_path / "old.db", tmp_path / "new.db"
     sqlite_log(old, version)
@@ -100,7 +100,7 @@ def postgres_shape(url: str) -> dict[str, object]:
     return {"columns": columns, "constraints": constraints, "indexes": indexes}
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_a_postgres_database_made_by_the_shipped_ddl_opens_and_matches_a_new_one(
     postgres_server: PostgresServer, version: int
 ) -> None:

@@ -107,8 +107,9 @@ async def test_a_version_1_log_is_migrated_on_open_and_keeps_its_runs(db_path: P
     make_v1_log(db_path)
     store = SqliteRunStore(db_path)
     run = store.get_run("old")
-    assert user_version(db_path) == SCHEMA_VERSION == 6
+    assert user_version(db_path) == SCHEMA_VERSION == 7
     assert run is not None and (run.status, run.output, run.parent_run_id) == ("end_turn", "hi there", None)
+    assert run.subagent is None  # v7: the subagent a delegation ran
     assert run.turns == 1  # v2 tracks turns; the migration counted them from the events
     assert (run.usage.reviewer_input_tokens, run.cost) == (0, None)  # v3: reviewer tokens and cost, unknown here
     killed = store.get_run("killed")
