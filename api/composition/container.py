@@ -18,6 +18,7 @@ from dependency_injector import containers, providers
 from quorum.application.ports.llm import LlmGateway
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
+from quorum.composition.checkpoints import checkpoint_store, checkpointed
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
 from quorum.composition.stores import build_run_store
 from quorum.composition.telemetry import build_telemetry, traced_gateway
@@ -281,12 +282,13 @@ class Container(containers.DeclarativeContainer):
     recorder = providers.Factory(build_recorder, run_store, settings, None)
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)
 
+    checkpoints = providers.Singleton(checkpoint_store, settings, env)  # None: [checkpoints] enabled = false
     run_agent = providers.Factory(
         build_run_agent,
         telemetry,
         settings,
         gateway=run_gateway,
-        executor=tool_executor,
+        executor=providers.Factory(checkpointed, tool_executor, checkpoints),
         schema=schema,
         reviewer=reviewer,
         observer=observer,
