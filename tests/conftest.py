@@ -17,6 +17,12 @@ def trusted_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUORUM_TRUST_WORKSPACE", "1")
 
 
+@pytest.fixture(autouse=True)
+def private_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Quorum's data dir (checkpoints, the server token) under the test run's temporary dir, never the user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
+
+
 @pytest.fixture(autouse=True, scope="session")
 def workspaces_outside_repositories(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Temporary workspaces must not sit in a repository: its quorum.toml would be read as theirs.

@@ -100,13 +100,21 @@ class UndoPlan(BaseModel):
 
 
 class UndoResult(BaseModel):
-    """An applied undo: its plan, and its own run (``undo_run_id``: undo it to redo)."""
+    """An undo: its plan, whether it was applied, and its own run (``undo_run_id``: undo it to redo).
+
+    Attributes:
+        run_id: the run undone.
+        undo_run_id: the undo's own run in the run log; None when not applied (a dry run).
+        plan: what was (or, not applied, would be) done.
+        applied: False for a dry run: nothing was changed.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     run_id: str
-    undo_run_id: str
+    undo_run_id: str | None
     plan: UndoPlan
+    applied: bool = True
 
 
 class UndoRun:

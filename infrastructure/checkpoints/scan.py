@@ -48,6 +48,15 @@ class Exclusions:
         self._paths = tuple(p for p in patterns if "/" in p)
         self._skip = frozenset(os.path.abspath(p) for p in skip)
 
+    def covers(self, relative: str, root: str) -> bool:
+        """True when ``relative`` or a directory above it is left out (``root``: the workspace's absolute path)."""
+        parts = relative.split("/")
+        for depth in range(1, len(parts) + 1):
+            above = "/".join(parts[:depth])
+            if self.left_out(above, parts[depth - 1], os.path.join(root, *parts[:depth])):
+                return True
+        return False
+
     def left_out(self, relative: str, name: str, absolute: str) -> bool:
         if name in ALWAYS_LEFT_OUT or absolute in self._skip:
             return True
@@ -70,11 +79,22 @@ def signature(st: os.stat_result) -> Signature | None:
     return (kind, st.st_size, st.st_mtime_ns, st.st_ino, stat.S_IMODE(mode))
 
 
-def walk(root: Path, exclusions: Exclusions) -> Iterator[tuple[str, str, os.stat_result]]:
-    """(relative path, absolute path, lstat) of every path under ``root`` not left out; links are not followed."""
-    stack = [("", str(root))]
+def walk(
+    root: Path | str,
+    exclusions: Exclusions,
+    prefix: str = "",
+    on_dir: Callable[[str, str], None] | None = None,
+) -> Iterator[tuple[str, str, os.stat_result]]:
+    """(relative path, absolute path, lstat) of every path under the directory ``root`` not left out; links are not followed.
+
+    ``prefix`` is ``root``'s relative path with a trailing ``/`` (``""``: the workspace);
+    ``on_dir(absolute, relative)`` is called for each directory before its entries are read.
+    """
+    stack = [(prefix, str(root))]
     while stack:
         prefix, directory = stack.pop()
+        if on_dir is not None:
+            on_dir(directory, prefix.rstrip("/"))
         try:
             entries = list(os.scandir(directory))
         except (FileNotFoundError, NotADirectoryError, PermissionError):

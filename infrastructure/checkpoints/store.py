@@ -18,10 +18,13 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from quorum.domain.checkpoints import Checkpoint, FileChange, FileState
 from quorum.infrastructure.checkpoints.blobs import BlobStore, hash_file
 from quorum.infrastructure.checkpoints.restore import Restorer
 from quorum.infrastructure.checkpoints.scan import Exclusions, Signature, racy, signature, state_of, walk
+from quorum.infrastructure.checkpoints.watch import DirectoryWatcher, WatchUnavailable
 
 Row = tuple[str, int, int, int, int, str | None, str | None, int]
 """An index row: the signature's five fields, then digest, link target, oversize."""
@@ -76,6 +80,9 @@ class FileCheckpointStore:
         self._max_bytes = max_bytes
         self._index: dict[str, Row] | None = None
         self._generation = ""
+        self._watcher: DirectoryWatcher | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._mutex = threading.RLock()
 
     def __repr__(self) -> str:
         return f"FileCheckpointStore({str(self.workspace)!r})"
@@ -168,42 +175,89 @@ class FileCheckpointStore:
         return state_of(absolute, sig, self._max_bytes, hash_file)
 
     def _scan(self, conn: sqlite3.Connection) -> list[FileChange]:
-        """Walk the workspace against the index; keep changed content; update the index; the changes."""
-        index = self._load(conn)
-        started = time.time_ns()
-        seen: set[str] = set()
-        changes: list[FileChange] = []
-        updates: list[tuple[str, Row]] = []
-        for relative, absolute, st in walk(self.workspace, self._exclusions):
-            sig = signature(st)
-            if sig is None:
-                continue
-            seen.add(relative)
-            old = index.get(relative)
-            if old is not None and old[:5] == sig:
-                continue
-            state = state_of(absolute, sig, self._max_bytes, self._blobs.keep)
-            if state is None:
-                seen.discard(relative)
-                continue
-            before = _state(old) if old is not None else None
-            if before is None or not before.same_as(state):
-                changes.append(FileChange(path=relative, before=before, after=state))
-            updates.append((relative, _row(racy(sig, started), state)))
-        gone = [path for path in index if path not in seen]
-        changes.extend(FileChange(path=path, before=_state(index[path]), after=None) for path in gone)
-        self._save(conn, index, updates, gone)
-        return sorted(changes, key=lambda c: c.path)
+        """Compare the workspace with the index; keep changed content; update the index; the changes.
 
-    def _load(self, conn: sqlite3.Connection) -> dict[str, Row]:
+        Walks everything the first time in a process, when another process wrote the index, and
+        when the watcher is missing or lost events; otherwise looks only at what the watcher saw.
+        """
+        index, fresh = self._load(conn)
+        dirty = None if fresh or self._watcher is None else self._watcher.changed()
+        found = _Found(index, time.time_ns())
+        if dirty is None or "" in dirty:
+            self._walk_all(found)
+        else:
+            self._walk_dirty(found, dirty)
+        found.changes.extend(FileChange(path=path, before=_state(index[path]), after=None) for path in found.gone)
+        self._save(conn, index, found.updates, found.gone)
+        return sorted(found.changes, key=lambda c: c.path)
+
+    def _walk_all(self, found: _Found) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+        self._watcher = _new_watcher()
+        for entry in walk(self.workspace, self._exclusions, on_dir=self._watch):
+            self._compare(found, *entry)
+        found.gone = [path for path in found.index if path not in found.seen]
+
+    def _walk_dirty(self, found: _Found, dirty: set[str]) -> None:
+        root = str(self.workspace)
+        for relative in sorted(dirty):
+            if self._exclusions.covers(relative, root):
+                continue
+            absolute = os.path.join(root, relative)
+            try:
+                st = os.lstat(absolute)
+            except (FileNotFoundError, NotADirectoryError):
+                st = None
+            was_dir = relative in found.index and found.index[relative][0] == "dir"
+            if st is not None:
+                self._compare(found, relative, absolute, st)
+                if stat.S_ISDIR(st.st_mode):
+                    for entry in walk(absolute, self._exclusions, relative + "/", self._watch):
+                        self._compare(found, *entry)
+            under = [p for p in found.index if p.startswith(relative + "/")] if was_dir or st is None else []
+            found.gone.extend(p for p in (relative, *under) if p in found.index and p not in found.seen)
+        found.gone = sorted(set(found.gone))
+
+    def _watch(self, absolute: str, relative: str) -> None:
+        if self._watcher is None:
+            return
+        try:
+            self._watcher.watch(absolute, relative)
+        except WatchUnavailable:
+            self._watcher.close()
+            self._watcher = None
+
+    def _compare(self, found: _Found, relative: str, absolute: str, st: os.stat_result) -> None:
+        sig = signature(st)
+        if sig is None:
+            return
+        found.seen.add(relative)
+        old = found.index.get(relative)
+        if old is not None and old[:5] == sig:
+            return
+        state = state_of(absolute, sig, self._max_bytes, self._blobs.keep)
+        if state is None:
+            found.seen.discard(relative)
+            return
+        before = _state(old) if old is not None else None
+        if before is None or not before.same_as(state):
+            found.changes.append(FileChange(path=relative, before=before, after=state))
+        found.updates.append((relative, _row(racy(sig, found.started), state)))
+
+    def _load(self, conn: sqlite3.Connection) -> tuple[dict[str, Row], bool]:
+        """The index, and whether it was read from disk now (first use, or another process wrote it)."""
         (generation,) = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone() or ("",)
         if self._index is None or generation != self._generation:
             rows = conn.execute("SELECT path, kind, size, mtime_ns, ino, mode, digest, target, oversize FROM files")
             self._index = {row[0]: row[1:] for row in rows}
             self._generation = generation
-        return self._index
+            return self._index, True
+        return self._index, False
 
-    def _save(self, conn: sqlite3.Connection, index: dict[str, Row], updates: list[tuple[str, Row]], gone: list[str]) -> None:
+    def _save(
+        self, conn: sqlite3.Connection, index: dict[str, Row], updates: list[tuple[str, Row]], gone: list[str]
+    ) -> None:
         if not updates and not gone:
             return
         conn.executemany(
@@ -223,22 +277,35 @@ class FileCheckpointStore:
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        self._dir.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self._dir / "index.db", timeout=30.0, isolation_level=None)
-        try:
-            conn.executescript(_SCHEMA)
-            conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('workspace', ?)", (str(self.workspace),)
-            )
-            yield conn
-        finally:
-            conn.close()
+        """The store's one connection (kept open: closing a WAL database costs a checkpoint), used by one thread at a time."""
+        with self._mutex:
+            if self._conn is None:
+                self._dir.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(
+                    self._dir / "index.db", timeout=30.0, isolation_level=None, check_same_thread=False
+                )
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")  # WAL: a commit does not wait for the disk
+                conn.executescript(_SCHEMA)
+                conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('workspace', ?)", (str(self.workspace),))
+                self._conn = conn
+            yield self._conn
+
+    def close(self) -> None:
+        """Close the database and the watcher (the store opens them again when used)."""
+        with self._mutex:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
 
     @contextmanager
     def _locked(self) -> Iterator[sqlite3.Connection]:
         """The index, locked against other processes and threads, in one transaction."""
         self._dir.mkdir(parents=True, exist_ok=True)
-        with open(self._dir / "lock", "a") as lock, self._connection() as conn:
+        with self._mutex, open(self._dir / "lock", "a") as lock, self._connection() as conn:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -251,6 +318,25 @@ class FileCheckpointStore:
                 conn.execute("COMMIT")
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@dataclass
+class _Found:
+    """What one scan found against ``index``: paths seen, changes, index rows to write, paths gone."""
+
+    index: dict[str, Row]
+    started: int
+    seen: set[str] = field(default_factory=set)
+    changes: list[FileChange] = field(default_factory=list)
+    updates: list[tuple[str, Row]] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+
+
+def _new_watcher() -> DirectoryWatcher | None:
+    try:
+        return DirectoryWatcher()
+    except WatchUnavailable:
+        return None
 
 
 def _row(sig: Signature, state: FileState) -> Row:
