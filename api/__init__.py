@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from quorum.agent import Agent, RunResult
     from quorum.application.use_cases.undo_run import UndoPlan, UndoResult, UndoStep
-    from quorum.domain.errors import UndoConflict
     from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
+    from quorum.domain.errors import UndoConflict
     from quorum.domain.events import RunEvent
     from quorum.domain.policy import PolicyRule
     from quorum.infrastructure.tools.functions.tool import Tool, tool

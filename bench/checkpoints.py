@@ -57,7 +57,10 @@ def main() -> None:
         started = time.perf_counter()
         store.baseline("bench")
         first = time.perf_counter() - started
-        print(f"workspace: {args.files} files, {args.mib} MiB; first recording {first:.2f} s, store {store_bytes(root) / 2**20:.1f} MiB")
+        print(
+            f"workspace: {args.files} files, {args.mib} MiB; first recording {first:.2f} s, "
+            f"store {store_bytes(root) / 2**20:.1f} MiB"
+        )
         rng = random.Random(7)
         times, growth, changed = [], [], 0
         for batch in range(args.batches):

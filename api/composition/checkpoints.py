@@ -60,7 +60,7 @@ def checkpoint_store(settings: Settings, env: Mapping[str, str]) -> FileCheckpoi
 
 
 def checkpointed(executor: Any, store: FileCheckpointStore | None) -> Any:
-    """``executor`` recording ``store`` around every call that can change the workspace; itself when ``store`` is None."""
+    """``executor`` recording ``store`` around each call that may change the workspace; itself if ``store`` is None."""
     if store is None:
         return executor
     from quorum.application.checkpointing import CheckpointingExecutor

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
+from quorum.composition.checkpoints import checkpoint_store, checkpointed
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
-from quorum.composition.checkpoints import checkpoint_store, checkpointed
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
 from quorum.composition.stores import build_run_store
 from quorum.composition.telemetry import build_telemetry, traced_gateway

@@ -93,7 +93,7 @@ class Runtime:
         return store
 
     async def aclose(self) -> None:
-        """Close the tool sources, the gateway's clients, the run store, the checkpoint store; flush the telemetry. Idempotent."""
+        """Close the tool sources, the gateway's clients, the run and checkpoint stores; flush telemetry. Idempotent."""
         if self._prompt is not None and not self._prompt.done():
             self._prompt.cancel()
             await asyncio.gather(self._prompt, return_exceptions=True)

@@ -14,8 +14,8 @@ from quorum.composition.telemetry import traced_executor, traced_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 
 if TYPE_CHECKING:
-    from quorum.domain.secrets import Redactor
     from quorum.composition.checkpoints import checkpointed
+    from quorum.domain.secrets import Redactor
     from quorum.infrastructure.engines.temporal.activities import RunParts
 
 

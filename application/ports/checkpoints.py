@@ -56,7 +56,7 @@ class CheckpointStore(Protocol):
         ...
 
     def restore(self, targets: Mapping[str, FileState | None]) -> None:
-        """Put each path of ``targets`` in its state: write content and mode, make the link or directory, or remove it (None).
+        """Put each path of ``targets`` in its state: content and mode, a link, a directory, or removed (None).
 
         Files are written before directories are removed (deepest first; a directory left
         non-empty stays). ``oversize`` targets are skipped (their content was not kept).

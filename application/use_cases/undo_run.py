@@ -245,7 +245,7 @@ def _last_states(checkpoints: Sequence[Checkpoint]) -> dict[str, FileState | Non
 
 
 def _same(a: FileState | None, b: FileState | None) -> bool:
-    return a is None and b is None or (a is not None and a.same_as(b))
+    return (a is None and b is None) or (a is not None and a.same_as(b))
 
 
 def _textual(state: FileState | None) -> bool:

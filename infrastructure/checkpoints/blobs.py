@@ -24,7 +24,7 @@ class BlobStore:
         return self._root / digest[:2] / digest
 
     def keep(self, absolute: str) -> str | None:
-        """Hash the file at ``absolute`` and store its content unless stored already; its digest, None if it vanished."""
+        """Hash the file at ``absolute``, store its content unless stored already; its digest (None: it vanished)."""
         try:
             with open(absolute, "rb", opener=_no_follow) as file:
                 data = file.read()

@@ -8,6 +8,7 @@ directory modes are set last, deepest first (a read-only directory would refuse 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -73,10 +74,8 @@ class Restorer:
             return
         self._safe_parent(path)
         if is_dir:
-            try:
+            with contextlib.suppress(OSError):  # not empty: something the run did not make is in it; it stays
                 os.rmdir(absolute)
-            except OSError:
-                pass  # not empty: something the run did not make is in it; it stays
         else:
             os.unlink(absolute)
 
@@ -107,7 +106,7 @@ class Restorer:
             raise
 
     def _safe_parent(self, path: str, *, make: bool = False) -> None:
-        """Check each directory above ``path`` is a real directory in the workspace (making missing ones when ``make``)."""
+        """Check each directory above ``path`` is a real directory in the workspace (made when missing and ``make``)."""
         current = str(self._workspace)
         for part in PurePosixPath(path).parts[:-1]:
             current = os.path.join(current, part)
@@ -119,7 +118,9 @@ class Restorer:
                 os.mkdir(current, 0o755)
                 continue
             if not stat.S_ISDIR(st.st_mode):
-                raise UnsafeRestore(f"cannot restore {path}: {os.path.relpath(current, self._workspace)} is not a directory")
+                raise UnsafeRestore(
+                    f"cannot restore {path}: {os.path.relpath(current, self._workspace)} is not a directory"
+                )
 
 
 def _check(path: str) -> None:

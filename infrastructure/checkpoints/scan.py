@@ -85,7 +85,7 @@ def walk(
     prefix: str = "",
     on_dir: Callable[[str, str], None] | None = None,
 ) -> Iterator[tuple[str, str, os.stat_result]]:
-    """(relative path, absolute path, lstat) of every path under the directory ``root`` not left out; links are not followed.
+    """(relative path, absolute path, lstat) of each path under the directory ``root`` not left out; links not followed.
 
     ``prefix`` is ``root``'s relative path with a trailing ``/`` (``""``: the workspace);
     ``on_dir(absolute, relative)`` is called for each directory before its entries are read.
@@ -119,9 +119,7 @@ def racy(sig: Signature, scan_started_ns: int) -> Signature:
     return sig
 
 
-def state_of(
-    absolute: str, sig: Signature, max_bytes: int, keep: Callable[[str], str | None]
-) -> FileState | None:
+def state_of(absolute: str, sig: Signature, max_bytes: int, keep: Callable[[str], str | None]) -> FileState | None:
     """The state of the path ``absolute`` whose signature is ``sig``; ``keep`` hashes a file (and stores it).
 
     None when the path vanished meanwhile.

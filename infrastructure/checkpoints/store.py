@@ -120,9 +120,7 @@ class FileCheckpointStore:
 
     def runs(self) -> list[str]:
         with self._connection() as conn:
-            rows = conn.execute(
-                "SELECT run_id FROM checkpoints GROUP BY run_id ORDER BY MAX(rowid)"
-            ).fetchall()
+            rows = conn.execute("SELECT run_id FROM checkpoints GROUP BY run_id ORDER BY MAX(rowid)").fetchall()
         return [run_id for (run_id,) in rows]
 
     def checkpoints(self, run_id: str) -> list[Checkpoint]:
@@ -277,7 +275,7 @@ class FileCheckpointStore:
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        """The store's one connection (kept open: closing a WAL database costs a checkpoint), used by one thread at a time."""
+        """The store's one connection, one thread at a time (kept open: closing a WAL database costs a checkpoint)."""
         with self._mutex:
             if self._conn is None:
                 self._dir.mkdir(parents=True, exist_ok=True)

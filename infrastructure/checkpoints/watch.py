@@ -34,8 +34,15 @@ IN_NONBLOCK = 0o4000
 IN_CLOEXEC = 0o2000000
 
 MASK = (
-    IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-    | IN_DELETE_SELF | IN_MOVE_SELF
+    IN_MODIFY
+    | IN_ATTRIB
+    | IN_CLOSE_WRITE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_CREATE
+    | IN_DELETE
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
 )
 MAX_WATCHES = 20_000
 """Directories watched at most; a larger workspace is walked whole at each checkpoint."""
