@@ -68,7 +68,7 @@ def checkpointed(executor: Any, store: FileCheckpointStore | None) -> Any:
 
 
 def build_undo(container: Any, observers: Sequence[RunObserver] = ()) -> UndoRun:
-    """The undo of the workspace of ``container`` (a ``Container``); each undo recorded in the run log, to ``observers``.
+    """The undo of the workspace of ``container`` (a ``Container``); each undo goes to the run log and ``observers``.
 
     Raises:
         UsageError: checkpoints are disabled (``[checkpoints] enabled = false``): nothing can be undone.
