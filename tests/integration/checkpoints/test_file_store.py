@@ -163,3 +163,25 @@ def test_a_second_store_on_the_same_workspace_sees_the_first_ones_recordings(tmp
     before = second.checkpoints("r2")[0].changes[0].before
     assert before == FileState(kind="file", mode=before.mode, size=2, digest=before.digest)
     assert second.content("a.txt", before) == b"b\n"
+
+
+def test_a_renamed_directory_and_later_changes_inside_it_are_seen_under_the_new_name(
+    tmp_path: Path, workspace: Path
+) -> None:
+    (workspace / "a" / "sub").mkdir(parents=True)
+    (workspace / "a" / "sub" / "f.txt").write_text("f\n")
+    store = store_of(tmp_path, workspace)
+    store.baseline("r1")
+    (workspace / "a").rename(workspace / "b")
+    assert changed(store.record("r1", ["c1"])) == {
+        "a": "deleted",
+        "a/sub": "deleted",
+        "a/sub/f.txt": "deleted",
+        "b": "created",
+        "b/sub": "created",
+        "b/sub/f.txt": "created",
+    }
+    (workspace / "b" / "sub" / "f.txt").write_text("changed\n")  # watched since a/sub: now b/sub
+    assert changed(store.record("r1", ["c2"])) == {"b/sub/f.txt": "modified"}
+    fresh = store_of(tmp_path, workspace)  # a full walk agrees: nothing left unrecorded
+    assert fresh.record("r1", ["c3"]).changes == ()
