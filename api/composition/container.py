@@ -17,6 +17,7 @@ from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
 from quorum.composition.hooks import build_hooks
+from quorum.composition.checkpoints import checkpoint_store, checkpointed
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
@@ -296,12 +297,13 @@ class Container(containers.DeclarativeContainer):
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)
     hooks = providers.Singleton(build_hooks, raw_config, settings, env, secrets)  # None: no hook configured
 
+    checkpoints = providers.Singleton(checkpoint_store, settings, env)  # None: [checkpoints] enabled = false
     run_agent = providers.Factory(
         build_run_agent,
         telemetry,
         settings,
         gateway=run_gateway,
-        executor=tool_executor,
+        executor=providers.Factory(checkpointed, tool_executor, checkpoints),
         schema=schema,
         reviewer=reviewer,
         observer=observer,

@@ -31,6 +31,7 @@ def worker_parts(
         UsageError: the run log is disabled.
         ConfigurationError: the configuration is invalid, or the run store keeps no pending approvals.
     """
+    from quorum.composition.checkpoints import checkpointed
     from quorum.infrastructure.engines.temporal.activities import RunParts
     from quorum.infrastructure.review.call_viewer import WorkspaceCallViewer
     from quorum.infrastructure.review.factory import build_quorum
@@ -44,7 +45,7 @@ def worker_parts(
     telemetry = container.telemetry()  # the activities' spans join the run's trace (RunSpec.trace)
     return RunParts(
         gateway=container.run_gateway(),
-        executor=traced_executor(container.tool_executor(), telemetry),
+        executor=traced_executor(checkpointed(container.tool_executor(), container.checkpoints()), telemetry),
         schema=container.schema(),
         rules=tuple(review.rules),
         panel=traced_reviewer(build_quorum(container.review_context(), container.catalog().reviewers), telemetry),

@@ -38,6 +38,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.serve", "quorum.infrastructure.serve.plugin"),
     ("quorum.telemetry", "quorum.infrastructure.telemetry.plugin"),
     ("quorum.hooks", "quorum.infrastructure.hooks.plugin"),
+    ("quorum.checkpoints", "quorum.infrastructure.checkpoints.plugin"),
 )
 """(plugin name, module) of every built-in plugin, in load order."""
 

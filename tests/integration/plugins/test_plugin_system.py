@@ -119,6 +119,7 @@ def test_the_built_in_plugins_declare_the_feature_sections_as_any_plugin_does() 
         "serve": "quorum.serve",
         "telemetry": "quorum.telemetry",
         "hooks": "quorum.hooks",
+        "checkpoints": "quorum.checkpoints",
     }
     entry = catalog.config_sections.get("review")
     assert entry is not None and entry.value is ReviewSettings
