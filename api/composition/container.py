@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
-from quorum.composition.hooks import build_hooks
 from quorum.composition.checkpoints import checkpoint_store, checkpointed
+from quorum.composition.hooks import build_hooks
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
