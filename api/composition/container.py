@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
+from quorum.application.reversible import ReversibleApproval
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
@@ -37,6 +38,7 @@ from quorum.infrastructure.plugins.contracts import (
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
 from quorum.infrastructure.pricing import ProviderPrices
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
+from quorum.infrastructure.review.reversible import reversible_approval
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
@@ -207,7 +209,18 @@ def reviewer_context(
         prompt=prompt,
         workspace=workspace_of(settings),
         always=always,
+        reversible=reversible_premises(settings),
     )
+
+
+def reversible_premises(settings: Settings) -> ReversibleApproval:
+    """Whether runs under ``settings`` approve confined calls unasked (``[review] reversible``), and why not."""
+    return reversible_approval(settings, checkpoints=checkpoints_enabled(settings))
+
+
+def checkpoints_enabled(settings: Settings) -> bool:
+    """``[checkpoints] enabled`` (default true): whether runs under ``settings`` record checkpoints."""
+    return bool(getattr(settings.extensions.get("checkpoints"), "enabled", True))
 
 
 def build_reviewer(
