@@ -117,7 +117,7 @@ class CommandLauncher:
                     f"but {self.status.no_sandbox_reason()}"
                 )
             confined = sandbox.confined_write(
-                self._workspace, cwd, replaced=self._replaced, protected=self._protected()
+                self._workspace, cwd, replaced=self._replaced, protected=self.protected()
             )
             return Launch([*confined, *shell], env)
         if self._settings.sandbox.approved == "workspace-write" and self.status.mode != "off":
@@ -133,7 +133,7 @@ class CommandLauncher:
         """Whether ``command`` runs in the write sandbox: ``writes = "workspace"`` and its only risk is writing."""
         return self._settings.sandbox.writes == "workspace" and command_kind(command).kind == "writes_workspace"
 
-    def _protected(self) -> list[Path]:
+    def protected(self) -> list[Path]:
         """The workspace's ``.git``, ``.quorum`` and ``quorum.toml`` that exist (not links): kept read-only."""
         found = [self._workspace / name for name in sorted(PROTECTED)]
         return [path for path in found if path.exists() and not path.is_symlink()]
