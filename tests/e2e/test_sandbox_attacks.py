@@ -257,7 +257,7 @@ def test_with_the_sandbox_off_the_classifier_alone_lets_through_what_the_readme_
 
 
 def test_with_sandboxed_writes_and_reversible_auto_no_attack_reaches_outside_the_workspace(lab: Lab) -> None:
-    """``writes = "workspace"`` and ``reversible = "auto"``, no person: workspace writes may run unasked, nothing else."""
+    """``writes = "workspace"``, ``reversible = "auto"``, no person: workspace writes may run unasked, nothing else."""
     require_bubblewrap()
     config = '\n[tools.sandbox]\nwrites = "workspace"\n\n[review]\nreversible = "auto"\n'
     result, through, why = run_table(lab, config, workspace_writable=True)

@@ -116,9 +116,7 @@ class CommandLauncher:
                     "commands that write must run confined ([tools.sandbox] writes = 'workspace'), "
                     f"but {self.status.no_sandbox_reason()}"
                 )
-            confined = sandbox.confined_write(
-                self._workspace, cwd, replaced=self._replaced, protected=self.protected()
-            )
+            confined = sandbox.confined_write(self._workspace, cwd, replaced=self._replaced, protected=self.protected())
             return Launch([*confined, *shell], env)
         if self._settings.sandbox.approved == "workspace-write" and self.status.mode != "off":
             if sandbox is None:

@@ -53,9 +53,10 @@ def sed_script_problem(script: str) -> str | None:
             position = end
         else:
             return f"sed command {script[position]!r} is not a substitution or a deletion"
-        position = _separator(script, position)
-        if position is None:
+        after = _separator(script, position)
+        if after is None:
             return "sed script holds a command other than s and d"
+        position = after
     return None
 
 

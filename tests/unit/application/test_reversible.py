@@ -1,4 +1,4 @@
-"""``[review] reversible = "auto"`` in the review gate: confined calls approved unasked, rules first, premises all held."""
+"""``[review] reversible = "auto"`` in the review gate: confined calls approved unasked, after the rules."""
 
 from __future__ import annotations
 
