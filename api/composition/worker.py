@@ -14,6 +14,7 @@ from quorum.composition.telemetry import traced_executor, traced_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 
 if TYPE_CHECKING:
+    from quorum.composition.checkpoints import checkpointed
     from quorum.domain.secrets import Redactor
     from quorum.infrastructure.engines.temporal.activities import RunParts
 
@@ -44,7 +45,7 @@ def worker_parts(
     telemetry = container.telemetry()  # the activities' spans join the run's trace (RunSpec.trace)
     return RunParts(
         gateway=container.run_gateway(),
-        executor=traced_executor(container.tool_executor(), telemetry),
+        executor=traced_executor(checkpointed(container.tool_executor(), container.checkpoints()), telemetry),
         schema=container.schema(),
         rules=tuple(review.rules),
         panel=traced_reviewer(build_quorum(container.review_context(), container.catalog().reviewers), telemetry),

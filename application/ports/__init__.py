@@ -1,5 +1,6 @@
 """Ports: the Protocols the application needs, owned here and implemented by adapters."""
 
+from quorum.application.ports.checkpoints import CheckpointStore
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.model_data import ContextWindows
 from quorum.application.ports.observer import RunObserver
@@ -11,6 +12,7 @@ from quorum.application.ports.tool_schema import ToolSchemaPort
 
 __all__ = [
     "ActionReviewer",
+    "CheckpointStore",
     "ContextWindows",
     "LlmGateway",
     "LlmSession",

@@ -37,6 +37,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.secrets", "quorum.infrastructure.secrets_plugin"),
     ("quorum.serve", "quorum.infrastructure.serve.plugin"),
     ("quorum.telemetry", "quorum.infrastructure.telemetry.plugin"),
+    ("quorum.checkpoints", "quorum.infrastructure.checkpoints.plugin"),
 )
 """(plugin name, module) of every built-in plugin, in load order."""
 

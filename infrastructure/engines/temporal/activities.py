@@ -29,6 +29,7 @@ from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunStor
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.ports.tool_schema import ToolSchemaPort
 from quorum.application.redaction import RedactingObserver
+from quorum.application.run_context import current_run_id
 from quorum.application.use_cases.continue_run import open_turn
 from quorum.domain.errors import ProviderError, QuorumError, UsageError
 from quorum.domain.events import ApprovalRequested, RunEvent, RunStarted, ToolResultEvent
@@ -211,6 +212,7 @@ class QuorumActivities:
         if info.heartbeat_timeout is not None:
             every = min(every, info.heartbeat_timeout.total_seconds() / 4)
         beating = asyncio.get_running_loop().create_task(_heartbeat(every))
+        running = current_run_id.set(request.run_id)  # checkpoints are recorded under the run (decision 240)
         try:
             async with asyncio.timeout(request.timeout):
                 outcome = await parts.executor.execute(request.call, clearance=request.clearance)
@@ -219,6 +221,7 @@ class QuorumActivities:
         except QuorumError as error:
             outcome = ToolResult(output=f"{type(error).__name__}: {error}", is_error=True)
         finally:
+            current_run_id.reset(running)
             beating.cancel()
         output, _ = parts.redactor.redact(outcome.output)
         if len(output) > INLINE_OUTPUT_CHARS:  # kept out of workflow history: the record activity resolves it

@@ -118,6 +118,7 @@ def test_the_built_in_plugins_declare_the_feature_sections_as_any_plugin_does() 
         "secrets": "quorum.secrets",
         "serve": "quorum.serve",
         "telemetry": "quorum.telemetry",
+        "checkpoints": "quorum.checkpoints",
     }
     entry = catalog.config_sections.get("review")
     assert entry is not None and entry.value is ReviewSettings

@@ -1,0 +1,1 @@
+"""Checkpoints of the workspace: the ``[checkpoints]`` section and the file store behind ``CheckpointStore``."""
