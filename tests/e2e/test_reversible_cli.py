@@ -108,6 +108,32 @@ def test_workspace_writes_run_without_a_question_and_say_reversible(lab: Cli) ->
         assert review["reason"] == "sandboxed, checkpointed"
 
 
+def test_what_was_approved_as_reversible_is_undone_by_quorum_undo(lab: Cli) -> None:
+    require_bubblewrap()
+    ws = lab.workspace
+    (ws / "quorum.toml").write_text(AUTO)
+    before = {p.name: p.read_bytes() for p in ws.iterdir() if p.is_file()}
+    result = run(lab, AUTO, WRITES, "--json")
+    assert result.code == 0, result.stderr
+    run_id = next(e["run_id"] for e in result.events() if e["type"] == "run_started")
+    assert (ws / "g.txt").read_text() == "two\n"
+    undone = lab("undo", run_id, "--yes")
+    assert undone.code == 0, undone.stdout + undone.stderr
+    assert {p.name: p.read_bytes() for p in ws.iterdir() if p.is_file()} == before
+    assert not (ws / "d").exists()
+
+
+def test_with_checkpoints_disabled_nothing_is_approved_unasked(lab: Cli) -> None:
+    require_bubblewrap()
+    result = run(lab, AUTO + "\n[checkpoints]\nenabled = false\n", WRITES, "--json")
+    assert result.code == 0, result.stderr
+    assert not (lab.workspace / "new.txt").exists() and (lab.workspace / "g.txt").read_text() == "one\n"
+    assert all(not r["approved"] for r in reviews(result).values())
+    doctor = lab("doctor", "--json")
+    checks = {c["check"]: c for c in map(json.loads, doctor.stdout.splitlines())}
+    assert "checkpoints are disabled" in checks["reversible"]["detail"]
+
+
 def test_the_human_output_says_how_to_undo(lab: Cli) -> None:
     require_bubblewrap()
     result = run(lab, AUTO, [[call("echo", "run_command", command="echo hi > echoed.txt")]])
