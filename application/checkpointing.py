@@ -1,7 +1,7 @@
 """``CheckpointingExecutor``: records the workspace around every call that can change it.
 
-A call that can change the workspace is one that reaches the executor with clearance
-``APPROVED``: it passed review because it is high-risk (a file tool's write or edit, a
+A call that can change the workspace is one that reaches the executor with a clearance other
+than ``UNREVIEWED`` (today: ``APPROVED``): it passed review because it is high-risk (a file tool's write or edit, a
 ``run_command`` that is not a sandboxed read-only command, an MCP tool that does not say it is
 read-only). Low-risk calls run ``UNREVIEWED`` and confined (read-only), so they are not recorded.
 High-risk calls run one at a time (``ToolBatch``), so each is its own batch: before the run's
@@ -62,7 +62,7 @@ class CheckpointingExecutor:
 
     async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         run_id = current_run_id.get()
-        if clearance is not Clearance.APPROVED or not run_id:
+        if clearance is Clearance.UNREVIEWED or not run_id:  # any other clearance may write
             return await self._inner.execute(call, clearance=clearance)
         if run_id not in self._started:
             await asyncio.to_thread(self._store.baseline, run_id)

@@ -18,7 +18,6 @@ from quorum.infrastructure.checkpoints.settings import CheckpointsSettings
 if TYPE_CHECKING:
     from quorum.application.ports.observer import RunObserver
     from quorum.application.use_cases.undo_run import UndoRun
-    from quorum.composition.container import Container
     from quorum.infrastructure.checkpoints.store import FileCheckpointStore
     from quorum.infrastructure.config.schema import Settings
 
@@ -68,8 +67,8 @@ def checkpointed(executor: Any, store: FileCheckpointStore | None) -> Any:
     return CheckpointingExecutor(executor, store)
 
 
-def build_undo(container: Container, observers: Sequence[RunObserver] = ()) -> UndoRun:
-    """The undo of the container's workspace, recording each undo in the run log (and to ``observers``).
+def build_undo(container: Any, observers: Sequence[RunObserver] = ()) -> UndoRun:
+    """The undo of the workspace of ``container`` (a ``Container``); each undo goes to the run log and ``observers``.
 
     Raises:
         UsageError: checkpoints are disabled (``[checkpoints] enabled = false``): nothing can be undone.

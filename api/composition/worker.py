@@ -14,7 +14,6 @@ from quorum.composition.telemetry import traced_executor, traced_reviewer
 from quorum.infrastructure.review.settings import ReviewSettings
 
 if TYPE_CHECKING:
-    from quorum.composition.checkpoints import checkpointed
     from quorum.domain.secrets import Redactor
     from quorum.infrastructure.engines.temporal.activities import RunParts
 
@@ -32,6 +31,7 @@ def worker_parts(
         UsageError: the run log is disabled.
         ConfigurationError: the configuration is invalid, or the run store keeps no pending approvals.
     """
+    from quorum.composition.checkpoints import checkpointed
     from quorum.infrastructure.engines.temporal.activities import RunParts
     from quorum.infrastructure.review.call_viewer import WorkspaceCallViewer
     from quorum.infrastructure.review.factory import build_quorum

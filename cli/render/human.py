@@ -31,6 +31,7 @@ from quorum.cli.render.live import LiveStatus
 from quorum.domain import amounts
 from quorum.domain.events import (
     ApprovalRequested,
+    CheckpointEvent,
     ContextCompacted,
     McpLog,
     McpSampling,
@@ -158,6 +159,10 @@ class HumanRenderer:
         count = event.messages_compacted
         line = f"  context compacted: ~{before} → ~{after} tokens ({count} messages; the run log keeps them whole)"
         self._line(self._style(line, "dim"))
+
+    def _on_checkpoint(self, event: CheckpointEvent) -> None:
+        if self._verbosity > 0:  # the files a call changed are for -v; quorum undo lists them all
+            self._line(self._style(printable(f"  {words.checkpoint_line(event)}"), "dim"))
 
     def _on_model_fallback(self, event: ModelFallback) -> None:
         self._line(self._style(printable(f"  {words.fallback_line(event)}"), "yellow"))
@@ -367,6 +372,7 @@ HumanRenderer.HANDLERS = {
     McpToolChanged: HumanRenderer._on_mcp_tool_changed,
     ContextCompacted: HumanRenderer._on_context_compacted,
     ModelFallback: HumanRenderer._on_model_fallback,
+    CheckpointEvent: HumanRenderer._on_checkpoint,
     TurnFinished: HumanRenderer._on_turn_finished,
     RunFinished: HumanRenderer._on_run_finished,
 }

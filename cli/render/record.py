@@ -17,10 +17,12 @@ import json
 from datetime import datetime
 from typing import TextIO
 
+from quorum.cli.render import words
 from quorum.cli.render.human import HumanRenderer
 from quorum.cli.render.words import person_name
 from quorum.domain import amounts
 from quorum.domain.events import (
+    CheckpointEvent,
     PlanProposed,
     PlanReviewed,
     ReasoningEvent,
@@ -117,6 +119,9 @@ class RecordRenderer(HumanRenderer):
         who = _decider(event.decided_by, event.by)
         self._print(f"    plan {event.call_id}: {verdict} by {who}: {_reason(event.decided_by, event.reason)}")
 
+    def _on_checkpoint(self, event: CheckpointEvent) -> None:
+        self._print(printable(f"    {words.checkpoint_line(event)}"))
+
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         outcome = OUTCOME_WORDS[event.outcome]
         self._print(f"  ← {event.name} {outcome} in {event.duration_ms:g} ms  (id {event.call_id})")
@@ -150,5 +155,6 @@ RecordRenderer.HANDLERS = {
     PlanProposed: RecordRenderer._on_plan_proposed,
     PlanReviewed: RecordRenderer._on_plan_reviewed,
     ToolResultEvent: RecordRenderer._on_tool_result,
+    CheckpointEvent: RecordRenderer._on_checkpoint,
     RunFinished: RecordRenderer._on_run_finished,
 }

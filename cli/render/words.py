@@ -13,7 +13,7 @@ What a person wrote when deciding later (``quorum approve``/``reject``, the web 
 from __future__ import annotations
 
 from quorum.domain import amounts
-from quorum.domain.events import ModelFallback, PlanProposed, PlanReviewed, ReviewEvent, RunFinished
+from quorum.domain.events import CheckpointEvent, ModelFallback, PlanProposed, PlanReviewed, ReviewEvent, RunFinished
 from quorum.domain.review import counted
 from quorum.infrastructure.terminal_text import quoted
 
@@ -43,6 +43,18 @@ def fallback_line(event: ModelFallback) -> str:
     """``model a:x is overloaded: answering with b:y from now on`` (a reviewer's seat named first)."""
     who = f"reviewer {event.reviewer}: " if event.reviewer else ""
     return f"{who}model {event.from_} {_UNAVAILABLE[event.reason]}: answering with {event.to} from now on"
+
+
+def checkpoint_line(event: CheckpointEvent) -> str:
+    """``checkpoint after c2: created a.txt; modified b.txt, c.txt`` (what ``quorum undo`` can put back)."""
+    said = [
+        f"{word} {', '.join(paths)}"
+        for word, paths in (("created", event.created), ("modified", event.modified), ("deleted", event.deleted))
+        if paths
+    ]
+    if event.unrestorable:
+        said.append(f"cannot undo {', '.join(event.unrestorable)} (over max_file_mib)")
+    return f"checkpoint after {', '.join(event.call_ids)}: {'; '.join(said)}"
 
 
 def _reviewers(count: int) -> str:
