@@ -44,6 +44,22 @@ SCRIPT = {
     ]
 }
 
+CHANGED = frozenset(
+    [
+        "new.txt",
+        "edit.txt",
+        "over.txt",
+        "gone.txt",
+        "sed.txt",
+        "moved.txt",
+        "moved2.txt",
+        "d/e/x",
+        "script.sh",
+        "olddir/f.txt",
+    ]
+)
+"""Every file the script's run creates, modifies or deletes."""
+
 Snapshot = dict[str, tuple[str, int, bytes]]
 
 
@@ -96,33 +112,11 @@ def test_undo_puts_back_every_file_the_run_changed_and_undo_of_undo_redoes(cli: 
     checkpoints = [e for e in events if e["type"] == "checkpoint"]
     assert {c["call_ids"][0] for c in checkpoints} == {"w1", "e1", "w2", "c1", "c2", "c3", "c4", "c5", "c6"}
     named = {path for c in checkpoints for key in ("created", "modified", "deleted") for path in c[key]}
-    assert named == {
-        "new.txt",
-        "edit.txt",
-        "over.txt",
-        "gone.txt",
-        "sed.txt",
-        "moved.txt",
-        "moved2.txt",
-        "d/e/x",
-        "script.sh",
-        "olddir/f.txt",
-    }
+    assert named == CHANGED
 
     dry = cli("undo", "--dry-run")
     assert dry.code == 0, dry.stderr
-    for path in (
-        "new.txt",
-        "edit.txt",
-        "over.txt",
-        "gone.txt",
-        "sed.txt",
-        "moved.txt",
-        "moved2.txt",
-        "d/e/x",
-        "script.sh",
-        "olddir/f.txt",
-    ):
+    for path in CHANGED:
         assert path in dry.stdout
     assert "removed   new.txt" in dry.stdout and "recreated gone.txt" in dry.stdout
     assert "restored  script.sh" in dry.stdout and "mode 0755 → 0644" in dry.stdout
