@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from quorum.application import model_wording as say
 from quorum.application.ports.reviewer import ActionReviewer, CallViewer, HumanStep, ReviewContext, RuleScreen
+from quorum.application.reversible import ReversibleApproval
 from quorum.domain.policy import PolicyRule, first_match
 from quorum.domain.review import ReviewDecision
 from quorum.domain.tools import RiskAssessment, RiskLevel, ToolCall, ToolDefinition
@@ -58,9 +59,12 @@ class ReviewGate:
        ``deny`` rule matches before it runs, and sends a low-risk call an ``ask`` rule matches
        through review. In ``review``: ``deny`` rejects and ``allow`` approves at once
        (``decided_by="policy"``); ``ask`` goes straight to the human step.
-    2. **Panel** (when configured): its decision stands, unless it rejected and
+    2. **Reversible** (``reversible``, when active): a call assessed ``confined`` (its whole effect
+       in the workspace, checkpointed) is approved at once (``decided_by="reversible"``). Rules
+       come first: a ``deny`` rule still rejects it, an ``ask`` rule still asks.
+    3. **Panel** (when configured): its decision stands, unless it rejected and
        ``escalate_on_reject`` is set: then the human decides, seeing the votes.
-    3. **Human**: no panel, a rule said ask, or an escalated rejection.
+    4. **Human**: no panel, a rule said ask, or an escalated rejection.
 
     Fails closed: a panel or human step that raises is a rejection.
     """
@@ -73,8 +77,10 @@ class ReviewGate:
         human: HumanStep,
         escalate_on_reject: bool = False,
         viewer: CallViewer | None = None,
+        reversible: ReversibleApproval | None = None,
     ) -> None:
         self.rules = tuple(rules)
+        self.reversible = reversible or ReversibleApproval()
         self.panel = panel
         self.human = human
         self.escalate_on_reject = escalate_on_reject
@@ -100,6 +106,8 @@ class ReviewGate:
             why = f"rule '{rule.describe()}' says ask" + (f": {rule.reason}" if rule.reason else "")
             decision = await self.human.decide(call, context, why=why)
             return decision.model_copy(update={"rule": rule.describe()})
+        if (reversible := self.reversible.decide(context.confined and context.subject == "call")) is not None:
+            return reversible
         if self.panel is None:
             return await self.human.decide(call, context, why="no reviewer models are configured")
         try:

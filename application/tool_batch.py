@@ -181,6 +181,7 @@ class ReviewBrief:
             risk_reason=risk.reason,
             assistant_text=self.assistant_text,
             plan=self.plan,
+            confined=risk.confined,
         )
 
 

@@ -142,7 +142,7 @@ def counted(votes: Sequence[Vote], needed: int | None = None) -> bool:
     return cast > 0 and cast >= (votes_needed(len(votes)) if needed is None else needed)
 
 
-DecidedBy = Literal["policy", "quorum", "human", "auto", "hook"]
+DecidedBy = Literal["policy", "quorum", "human", "auto", "hook", "reversible"]
 
 
 class ReviewDecision(BaseModel):

@@ -30,12 +30,19 @@ class Clearance(StrEnum):
 
 
 class RiskAssessment(BaseModel):
-    """The risk of one particular call, and why (shown to reviewers)."""
+    """The risk of one particular call, and why (shown to reviewers).
+
+    ``confined``: the call's whole effect stays inside the workspace, on files a checkpoint covers
+    (a built-in file tool's write or edit there; a command the write sandbox confines). Only the
+    built-in tools may say so (the tool executor clears it for every other source); with
+    ``[review] reversible = "auto"`` such a high-risk call is approved without asking.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     level: RiskLevel
     reason: str = ""
+    confined: bool = False
 
 
 ParamType = Literal["string", "path", "number", "integer", "boolean", "array", "object"]

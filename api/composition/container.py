@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
-from quorum.composition.checkpoints import checkpoint_store, checkpointed
+from quorum.application.reversible import ReversibleApproval
+from quorum.composition.checkpoints import checkpoint_store, checkpointed, checkpoints_enabled
 from quorum.composition.hooks import build_hooks
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
@@ -39,6 +40,7 @@ from quorum.infrastructure.plugins.contracts import (
 from quorum.infrastructure.plugins.manager import PluginCatalog, load_plugins
 from quorum.infrastructure.pricing import ProviderPrices
 from quorum.infrastructure.providers.gateway import PluginLlmGateway
+from quorum.infrastructure.review.reversible import reversible_approval
 from quorum.infrastructure.review.settings import ReviewSettings
 from quorum.infrastructure.sandbox.detect import SandboxStatus
 from quorum.infrastructure.secrets import KnownSecrets, collect_secrets
@@ -221,7 +223,13 @@ def reviewer_context(
         prompt=prompt,
         workspace=workspace_of(settings),
         always=always,
+        reversible=reversible_premises(settings),
     )
+
+
+def reversible_premises(settings: Settings) -> ReversibleApproval:
+    """Whether runs under ``settings`` approve confined calls unasked (``[review] reversible``), and why not."""
+    return reversible_approval(settings, checkpoints=checkpoints_enabled(settings))
 
 
 def build_reviewer(

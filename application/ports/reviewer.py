@@ -30,6 +30,8 @@ class ReviewContext(BaseModel):
     assistant_text: str = ""
     plan: str = ""
     subject: Literal["call", "plan"] = "call"
+    confined: bool = False
+    """The call's whole effect stays in the workspace, on checkpointed files (``RiskAssessment.confined``)."""
 
 
 class ActionReviewer(Protocol):

@@ -41,6 +41,7 @@ def doctor(config_path: Path | None, as_json: bool) -> None:
         container = compose(AppOptions(config_path=config_path))
         checks = [
             *_sandbox(container),
+            *_reversible(container),
             *_workspace(container),
             *_providers(container),
             *_model(container),
@@ -65,6 +66,31 @@ def _sandbox(container: Any) -> list[Check]:
     else:
         state = "warn"
     return [Check("sandbox", state, f"run_command: {status.describe()}: {status.explain()}")]
+
+
+def _reversible(container: Any) -> list[Check]:
+    """``[tools.sandbox] writes`` and ``[review] reversible``: what they do here, or why they cannot."""
+    from quorum.composition.container import reversible_premises
+    from quorum.infrastructure.tools.settings import ToolsSettings
+
+    settings = container.settings()
+    status = container.sandbox()
+    checks: list[Check] = []
+    if settings.section(ToolsSettings).sandbox.writes == "workspace":
+        if status.enforced:
+            checks.append(
+                Check("sandbox writes", "ok", "commands that only write run with only the workspace writable")
+            )
+        else:
+            why = "[tools.sandbox] mode = 'off'" if status.mode == "off" else status.explain()
+            checks.append(Check("sandbox writes", "warn", f"commands that write are refused: {why}"))
+    premises = reversible_premises(settings)
+    if premises.active:
+        said = "writes confined to the workspace are approved without asking; `quorum undo RUN` takes them back"
+        checks.append(Check("reversible", "ok", said))
+    elif (why_not := premises.why_not()) is not None:
+        checks.append(Check("reversible", "warn", f"[review] reversible = 'auto' approves nothing: {why_not}"))
+    return checks
 
 
 def _workspace(container: Any) -> list[Check]:

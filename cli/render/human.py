@@ -105,6 +105,8 @@ class HumanRenderer:
         self._status = LiveStatus(err, color=color) if use_live else None
         self._pending_call: ToolCallEvent | None = None
         self._own_run: str | None = None
+        self._run_id: str | None = None
+        """The run's id (``run_started``): what ``quorum undo`` takes, said with a reversible approval."""
 
     # -- dispatch ---------------------------------------------------------------------------------
     def on_event(self, event: RunEvent) -> None:
@@ -221,6 +223,7 @@ class HumanRenderer:
 
     # -- handlers -----------------------------------------------------------------------------
     def _on_run_started(self, event: RunStarted) -> None:
+        self._run_id = event.run_id
         self._line(self._style(printable(f"● run {event.run_id} · {event.model}"), "dim"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
@@ -269,7 +272,7 @@ class HumanRenderer:
     def _on_review(self, event: ReviewEvent) -> None:
         if event.name != PROPOSE_PLAN:  # a plan's decision is said by its plan_reviewed event
             mark = self._style("✓", "green") if event.approved else self._style("✗", "red")
-            self._line(f"  {mark} {printable(words.decision_line(event))}")
+            self._line(f"  {mark} {printable(words.decision_line(event, self._run_id))}")
             self._votes(event)
         if self._status is not None:
             if event.approved:

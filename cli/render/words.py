@@ -74,8 +74,11 @@ def _reviewers(count: int) -> str:
     return f"reviewer{'s' if count != 1 else ''}"
 
 
-def decision_line(event: ReviewEvent) -> str:
+def decision_line(event: ReviewEvent, run_id: str | None = None) -> str:
     """One line saying who decided and how: ``rejected by 2 of 3 reviewers (unanimous needed)``.
+
+    A reversible approval (``[review] reversible = "auto"``) says how to take it back:
+    ``approved: reversible (quorum undo RUN)``, ``run_id`` being the run's id.
 
     For a panel, the counts are the votes themselves (approvals for an approval, rejections for a
     rejection), so 2 approvals of 3 under ``unanimous`` reads ``rejected by 1 of 3 reviewers``.
@@ -83,6 +86,8 @@ def decision_line(event: ReviewEvent) -> str:
     """
     word = "approved" if event.approved else "rejected"
     reason = " ".join(event.reason.split())
+    if event.decided_by == "reversible":
+        return f"{word}: reversible (quorum undo {run_id})" if run_id else f"{word}: reversible ({reason})"
     if event.decided_by == "quorum":
         approvals = sum(v.verdict == "approve" for v in event.votes)
         rejections = sum(v.verdict == "reject" for v in event.votes)

@@ -76,7 +76,7 @@ RESTRICTED: tuple[Restricted, ...] = (
     # Review loosened.
     Restricted("review.hil_mode", LOOSENS, _one_of("interactive", "defer", "auto_reject")),
     Restricted("review.rules", LOOSENS, _no_allow_rule),
-    Restricted("review.reversible", LOOSENS),  # not a key yet: "auto" would skip review of undoable calls
+    Restricted("review.reversible", LOOSENS, _one_of("ask")),  # "auto" skips review of undoable calls
     Restricted("review.reviewers", LOOSENS),  # a panel of the repository's choosing instead of a person
     Restricted("review.rule", LOOSENS),
     Restricted("review.min_votes", LOOSENS),

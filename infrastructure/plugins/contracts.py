@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from quorum.application.ports.llm import LlmGateway, LlmSession
 from quorum.application.ports.reviewer import ActionReviewer
 from quorum.application.ports.run_store import RunStore
+from quorum.application.reversible import ReversibleApproval
 from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
 from quorum.domain.messages import Message
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult
@@ -219,6 +220,7 @@ class ReviewerContext:
             against the current file and scope "always" to a directory; None when unknown.
         always: "always" answers already given for the run (a served run continued after one),
             approving later calls in their scopes without asking.
+        reversible: the premises of ``[review] reversible = "auto"`` for the run (None: never).
     """
 
     settings: Settings
@@ -228,6 +230,7 @@ class ReviewerContext:
     prompt: HumanPrompt | None = None
     workspace: Path | None = None
     always: tuple[ApprovalScope, ...] = ()
+    reversible: ReversibleApproval | None = None
 
 
 @dataclass(frozen=True)

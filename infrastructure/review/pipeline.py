@@ -38,6 +38,7 @@ def build_reviewer(context: ReviewerContext, registry: ReviewerRegistry | None =
         human=build_human(context),
         escalate_on_reject=settings.escalate_on_reject,
         viewer=WorkspaceCallViewer(context.workspace),
+        reversible=context.reversible,
     )
 
 
@@ -54,4 +55,6 @@ def describe_pipeline(reviewer: object) -> str:
         parts.append(f"human step {reviewer.human.mode}")
     if reviewer.escalate_on_reject:
         parts.append("rejections escalate to the human")
+    if reviewer.reversible.active:
+        parts.append("reversible calls approved without asking")
     return "; ".join(parts)

@@ -63,6 +63,10 @@ class ReviewSettings(Section):
             (default 24 h); then it is rejected and the run goes on.
         rules: ``[[review.rules]]`` policy tables (see ``quorum.domain.policy``), tried deny → ask →
             allow before any vote.
+        reversible: ``ask`` (default): every high-risk call is reviewed. ``auto``: a call whose
+            whole effect stays in the workspace and is covered by a checkpoint (a file tool's write
+            or edit, a command the write sandbox confines) is approved without asking
+            (``decided_by = "reversible"``); only with a working sandbox and checkpoints enabled.
     """
 
     reviewers: list[str | ReviewerSeat] = Field(default_factory=list)
@@ -74,6 +78,7 @@ class ReviewSettings(Section):
     hil_mode: Literal["interactive", "auto_approve", "auto_reject", "defer"] = "interactive"
     approval_timeout: float = Field(86400.0, gt=0)
     rules: list[PolicyRule] = Field(default_factory=list)
+    reversible: Literal["ask", "auto"] = "ask"
 
     @field_validator("rule")
     @classmethod

@@ -9,6 +9,11 @@ a new session (no terminal to inject keys into) that dies with Quorum.
 ``workspace_write`` (approved commands, when ``[tools.sandbox] approved = "workspace-write"``): the
 whole file system read-only, the workspace writable, a private ``/tmp``, network on.
 
+``confined_write`` (commands that only write workspace files, when ``[tools.sandbox] writes =
+"workspace"``): ``read_only``'s new root and isolation (no network, nothing of the host but the
+operating system), with the workspace writable except its ``protected`` paths (``.git``,
+``.quorum``, ``quorum.toml``), which stay read-only.
+
 Files in ``/etc`` that are not world-readable (``/etc/shadow``…) are masked: when Quorum runs as
 root, the sandbox user maps to root outside, so file permissions alone would not hide them.
 """
@@ -58,6 +63,27 @@ class Bubblewrap:
         args += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         args += _masks()
         args += ["--bind", str(workspace), str(workspace), *_replacements(replaced)]
+        return [*args, "--chdir", str(cwd), "--"]
+
+    def confined_write(
+        self,
+        workspace: Path,
+        cwd: Path,
+        *,
+        replaced: Mapping[Path, Path] = {},
+        protected: Sequence[Path] = (),
+    ) -> list[str]:
+        """The prefix that runs a write-only command: ``read_only`` but the workspace writable.
+
+        ``protected`` are existing paths inside the workspace mounted read-only over the writable one.
+        """
+        args = [self.program, *self._isolation(network=False)]
+        args += _system_mounts()
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        args += ["--bind", str(workspace), str(workspace)]
+        for path in protected:
+            args += ["--ro-bind", str(path), str(path)]
+        args += _replacements(replaced)
         return [*args, "--chdir", str(cwd), "--"]
 
     def _isolation(self, *, network: bool) -> list[str]:

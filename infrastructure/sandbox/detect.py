@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -36,6 +36,12 @@ class Sandbox(Protocol):
 
     def workspace_write(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = ...) -> list[str]:
         """Workspace writable, the rest read-only, network on."""
+        ...
+
+    def confined_write(
+        self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = ..., protected: Sequence[Path] = ...
+    ) -> list[str]:
+        """Like ``read_only`` (no network, nothing else visible) but the workspace writable, except ``protected``."""
         ...
 
 

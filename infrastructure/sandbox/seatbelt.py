@@ -8,7 +8,7 @@ deprecated by Apple but still shipped and used by other agent CLIs for the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +49,14 @@ class Seatbelt:
 
     def workspace_write(self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = {}) -> list[str]:
         return self._argv(_WORKSPACE_WRITE + _denials(replaced), workspace)
+
+    def confined_write(
+        self, workspace: Path, cwd: Path, *, replaced: Mapping[Path, Path] = {}, protected: Sequence[Path] = ()
+    ) -> list[str]:
+        """The read-only profile, with the workspace writable except ``protected`` (and ``replaced``) paths."""
+        profile = _READ_ONLY + '(allow file-write* (subpath (param "WORKSPACE")))\n'
+        profile += "".join(f'(deny file-write* (subpath "{path}"))\n' for path in protected)
+        return self._argv(profile + _denials(replaced), workspace)
 
     def _argv(self, profile: str, workspace: Path) -> list[str]:
         return [self.program, "-p", profile, "-D", f"WORKSPACE={workspace}", "-D", f"TMP={self.tmp}", "--"]

@@ -8,6 +8,7 @@ from quorum.infrastructure.config.sections import Section
 
 SandboxMode = Literal["auto", "required", "off"]
 ApprovedCommands = Literal["host", "workspace-write"]
+SandboxWrites = Literal["off", "workspace"]
 
 
 class SandboxSettings(Section):
@@ -22,8 +23,14 @@ class SandboxSettings(Section):
             ``workspace-write`` (sandboxed with the workspace writable, the rest of the file
             system read-only, network on).
         program: the bubblewrap executable (a name looked up on ``PATH``, or a path).
+        writes: ``off`` (default): commands that may write are reviewed and run as ``approved``
+            says. ``workspace``: a command whose only risk is writing workspace files (risk kind
+            ``writes_workspace``, ``shell.kinds``) runs in the sandbox with the workspace writable,
+            the rest of the file system hidden or read-only, a private ``/tmp`` and no network,
+            whoever approved it.
     """
 
     mode: SandboxMode = "auto"
     approved: ApprovedCommands = "host"
     program: str = "bwrap"
+    writes: SandboxWrites = "off"

@@ -23,6 +23,7 @@ from quorum.infrastructure.tools.files import operations, search
 from quorum.infrastructure.tools.files.read_first import require_read
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell.kinds import PROTECTED
 from quorum.infrastructure.tools.shell.launch import CommandLauncher
 from quorum.infrastructure.tools.shell.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, run_command
 from quorum.infrastructure.tools.shell.progress import CommandProgress
@@ -176,8 +177,21 @@ class BuiltinToolSource:
                 return RiskAssessment(level=HIGH, reason="run_command without a command string")
             return self.launcher.assess(command)
         return RiskAssessment(
-            level=tool.risk, reason=f"{call.name} is {'read-only' if tool.risk is LOW else 'a write'}"
+            level=tool.risk,
+            reason=f"{call.name} is {'read-only' if tool.risk is LOW else 'a write'}",
+            confined=call.name in ("write_file", "edit_file") and self._writes_covered(call.arguments.get("path")),
         )
+
+    def _writes_covered(self, path: object) -> bool:
+        """Whether a write to ``path`` stays in the workspace, off ``.git``, ``.quorum`` and ``quorum.toml``."""
+        if not isinstance(path, str):
+            return False
+        try:
+            real = self.workspace.resolve(path)
+        except ToolRefusedError:
+            return False
+        parts = real.relative_to(self.workspace.root).parts
+        return real != self.workspace.root and not PROTECTED & set(parts)
 
     async def execute(self, call: ToolCall, *, clearance: Clearance = Clearance.UNREVIEWED) -> ToolResult:
         arguments = dict(call.arguments)

@@ -27,6 +27,7 @@ from quorum.infrastructure.plugins.contracts import (
     ToolSourceProblems,
     ToolSourceWithheld,
 )
+from quorum.infrastructure.tools.builtin import BuiltinToolSource
 from quorum.infrastructure.tools.images import apply_image_policy
 from quorum.infrastructure.tools.output import cap_text
 from quorum.infrastructure.tools.settings import ToolsSettings
@@ -138,9 +139,14 @@ class PluginToolExecutor:
         if source is None:
             return RiskAssessment(level=tool.risk, reason="declared risk of the tool")
         try:
-            return source.assess_risk(call, tool)
+            risk = source.assess_risk(call, tool)
         except Exception as error:  # a plugin's bug must not crash the run; fail towards review
             return RiskAssessment(level=RiskLevel.HIGH, reason=f"risk assessment failed ({type(error).__name__})")
+        if risk.confined and not isinstance(source, BuiltinToolSource):
+            # Only the built-in tools know their effect is confined and checkpointed: a plugin or an
+            # MCP server saying so would be approved unasked under ``reversible = "auto"``.
+            return risk.model_copy(update={"confined": False})
+        return risk
 
     def precheck(self, call: ToolCall) -> str | None:
         """Why the call's source would refuse it (``CallPrecheck``), asked before review; None to go on."""

@@ -172,8 +172,13 @@ def _leaks(output: str) -> list[str]:
     return found
 
 
-def run_table(lab: Lab, config: str) -> tuple[Result, set[int], dict[int, str]]:
-    """Run every attack in one turn under ``config``; the attacks that had their effect, and why."""
+def run_table(lab: Lab, config: str, *, workspace_writable: bool = False) -> tuple[Result, set[int], dict[int, str]]:
+    """Run every attack in one turn under ``config``; the attacks that had their effect, and why.
+
+    ``workspace_writable``: writes inside the workspace are allowed (``reversible = "auto"``), so
+    only effects outside it count: write attacks aimed at ``ws/`` are not checked, and the final
+    comparison of the repository and the home directory leaves the workspace out.
+    """
     (lab.ws / "quorum.toml").write_text(
         f'[providers.openai]\napi_key = "{CONFIG_KEY}"\n\n[agent]\nmax_rejections = 1000\n{config}'
     )
@@ -190,6 +195,8 @@ def run_table(lab: Lab, config: str) -> tuple[Result, set[int], dict[int, str]]:
     hits: dict[int, str] = {}
     deadline = time.monotonic() + 5  # a killed process group takes a moment to disappear
     for attack in ATTACKS:
+        if workspace_writable and attack.effect == "write" and attack.target.startswith("ws/"):
+            continue
         if attack.effect == "write" and _snapshot(lab.path(attack.target, attack.n)) != before[attack.n]:
             hits[attack.n] = f"changed {attack.target}"
         elif attack.effect == "leak" and (found := _leaks(outputs.get(f"a{attack.n}", ""))):
@@ -204,6 +211,8 @@ def run_table(lab: Lab, config: str) -> tuple[Result, set[int], dict[int, str]]:
     if not hits:
         changed = {k for k in _snapshot(lab.repo, lab.home).keys() ^ whole_before.keys()}
         changed |= {k for k, v in _snapshot(lab.repo, lab.home).items() if whole_before.get(k, v) != v}
+        if workspace_writable:
+            changed = {k for k in changed if not Path(k).is_relative_to(lab.ws)}
         assert changed <= {str(lab.ws / "quorum.toml")}, f"files changed: {sorted(changed)}"
     return result, set(hits), hits
 
@@ -245,3 +254,15 @@ def test_with_the_sandbox_off_the_classifier_alone_lets_through_what_the_readme_
     result, through, why = run_table(lab, '\n[tools.sandbox]\nmode = "off"\n')
     assert result.code == 0, result.stderr
     assert through == GETS_THROUGH_WITH_SANDBOX_OFF, why
+
+
+def test_with_sandboxed_writes_and_reversible_auto_no_attack_reaches_outside_the_workspace(lab: Lab) -> None:
+    """``writes = "workspace"``, ``reversible = "auto"``, no person: workspace writes may run unasked, nothing else."""
+    require_bubblewrap()
+    config = '\n[tools.sandbox]\nwrites = "workspace"\n\n[review]\nreversible = "auto"\n'
+    result, through, why = run_table(lab, config, workspace_writable=True)
+    assert result.code == 0, result.stderr
+    assert through == set(), why
+    _assert_nothing_written_anywhere(lab, result)
+    decided = {e["call_id"]: e["decided_by"] for e in result.events() if e["type"] == "review"}
+    assert "reversible" in decided.values()  # the write sandbox was exercised, not only review

@@ -4,6 +4,12 @@ The classifier (``risk``) decides what needs review; the sandbox enforces what r
 without one. Unreviewed commands run only in the sandbox (or, with ``[tools.sandbox] mode = "off"``,
 on the host), always with a minimal environment; approved commands run on the host (or confined
 with ``approved = "workspace-write"``) with the user's environment minus every known secret.
+
+With ``[tools.sandbox] writes = "workspace"``, a command whose only risk is writing workspace files
+(``kinds.command_kind`` says ``writes_workspace``) is assessed ``confined`` and, whoever approved
+it, runs in the sandbox's ``confined_write`` (workspace writable but ``.git``, ``.quorum`` and
+``quorum.toml``; no network; nothing else of the host), with the same environment as any approved
+command. Without a working sandbox such a command is refused rather than run on the host.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from quorum.infrastructure.sandbox.environment import (
 )
 from quorum.infrastructure.secrets import KnownSecrets
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.shell.kinds import PROTECTED, command_kind
 from quorum.infrastructure.tools.shell.risk import classify_command
 
 SHELL = "/bin/sh"
@@ -71,6 +78,13 @@ class CommandLauncher:
         if self.status.reviews_every_command:
             return RiskAssessment(level=RiskLevel.HIGH, reason=self.status.no_sandbox_reason())
         risk = classify_command(command)
+        if risk.level is RiskLevel.HIGH and self.status.enforced and self._confines_writes(command):
+            return RiskAssessment(
+                level=RiskLevel.HIGH,
+                reason=f"it may write workspace files ({risk.reason}); runs in the {self.status.backend} "
+                "sandbox with only the workspace writable and no network",
+                confined=True,
+            )
         if risk.level is RiskLevel.LOW and self.status.enforced:
             return RiskAssessment(
                 level=RiskLevel.LOW, reason=f"{risk.reason}; runs in the {self.status.backend} sandbox"
@@ -96,6 +110,14 @@ class CommandLauncher:
             home = self._environ.get("HOME")
             return Launch(shell, minimal_environment(self._environ, command_env, path=None, home=home))
         env = host_environment(self._environ, command_env, self._secrets)
+        if self.status.mode != "off" and self._confines_writes(command):
+            if sandbox is None:
+                raise ToolRefusedError(
+                    "commands that write must run confined ([tools.sandbox] writes = 'workspace'), "
+                    f"but {self.status.no_sandbox_reason()}"
+                )
+            confined = sandbox.confined_write(self._workspace, cwd, replaced=self._replaced, protected=self.protected())
+            return Launch([*confined, *shell], env)
         if self._settings.sandbox.approved == "workspace-write" and self.status.mode != "off":
             if sandbox is None:
                 raise ToolRefusedError(
@@ -104,3 +126,12 @@ class CommandLauncher:
                 )
             return Launch([*sandbox.workspace_write(self._workspace, cwd, replaced=self._replaced), *shell], env)
         return Launch(shell, env)
+
+    def _confines_writes(self, command: str) -> bool:
+        """Whether ``command`` runs in the write sandbox: ``writes = "workspace"`` and its only risk is writing."""
+        return self._settings.sandbox.writes == "workspace" and command_kind(command).kind == "writes_workspace"
+
+    def protected(self) -> list[Path]:
+        """The workspace's ``.git``, ``.quorum`` and ``quorum.toml`` that exist (not links): kept read-only."""
+        found = [self._workspace / name for name in sorted(PROTECTED)]
+        return [path for path in found if path.exists() and not path.is_symlink()]
