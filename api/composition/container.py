@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from dependency_injector import containers, providers
 
 from quorum.application.ports.llm import LlmGateway
+from quorum.composition.conventions import find_conventions
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
 from quorum.composition.paths import user_config_dir, user_data_dir, workspace_of
@@ -144,6 +145,7 @@ def tool_source_context(
     raw: RawConfig,
     prompt: LinePrompt | None = None,
     on_elicitation: ElicitationCallback | None = None,
+    config_dir: Path | None = None,
 ) -> ToolSourceContext:
     """What every tool source is built with; ``prompt``/``on_elicitation`` answer MCP servers' questions."""
     return ToolSourceContext(
@@ -156,6 +158,7 @@ def tool_source_context(
         config_files=tuple(Path(f) for f in raw.files),
         prompt=prompt,
         on_elicitation=on_elicitation,
+        user_config_dir=config_dir,
     )
 
 
@@ -272,8 +275,9 @@ class Container(containers.DeclarativeContainer):
     line_prompt: providers.Provider[Any] = providers.Object(None)
     on_elicitation: providers.Provider[Any] = providers.Object(None)
     tool_context = providers.Singleton(
-        tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation
+        tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation, config_dir
     )
+    conventions = providers.Singleton(find_conventions, settings, config_dir)  # AGENTS.md, skills
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
     review_context = providers.Factory(reviewer_context, settings, options, run_gateway, prompt=human_prompt)
     reviewer = providers.Factory(build_reviewer, catalog, settings, options, run_gateway, prompt=human_prompt)

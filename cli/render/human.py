@@ -103,6 +103,8 @@ class HumanRenderer:
         use_live = is_terminal(err) and verbosity >= 0 if live is None else live
         self._status = LiveStatus(err, color=color) if use_live else None
         self._pending_call: ToolCallEvent | None = None
+        self.instructions: tuple[str, ...] = ()
+        """The project instructions (AGENTS.md files) the run reads, named on its first line."""
 
     # -- dispatch ---------------------------------------------------------------------------------
     def on_event(self, event: RunEvent) -> None:
@@ -199,7 +201,8 @@ class HumanRenderer:
 
     # -- handlers -----------------------------------------------------------------------------
     def _on_run_started(self, event: RunStarted) -> None:
-        self._line(self._style(printable(f"● run {event.run_id} · {event.model}"), "dim"))
+        read = f" · instructions: {', '.join(self.instructions)}" if self.instructions else ""
+        self._line(self._style(printable(f"● run {event.run_id} · {event.model}{read}"), "dim"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
         if self._verbosity > 0:
