@@ -7,6 +7,7 @@ turns off, and expands a ``/NAME args`` task into its command's prompt for every
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,9 @@ from quorum.infrastructure.conventions.commands import (
 )
 from quorum.infrastructure.conventions.commands import invocation as command_invocation
 from quorum.infrastructure.conventions.instructions import ProjectInstructions, find_instructions
+from quorum.infrastructure.conventions.skill_tool import LOAD_SKILL
 from quorum.infrastructure.conventions.skills import Skills, find_skills, skill_places
+from quorum.infrastructure.tools.settings import ToolsSettings
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
@@ -58,10 +61,22 @@ class Expanded:
 
 
 def find_conventions(settings: Settings, config_dir: Path | None, workspace: Path | None = None) -> Conventions:
-    """The project instructions (unless ``[agent] project_instructions = false``) and skills of the workspace."""
+    """The project instructions (unless ``[agent] project_instructions = false``) and skills of the workspace.
+
+    Skills are listed only when ``load_skill`` is offered (``[tools] enabled``/``disabled``): a
+    list the model could not act on would only cost tokens.
+    """
     where = (workspace or workspace_of(settings)).resolve()
     instructions = find_instructions(where) if settings.agent.project_instructions else ProjectInstructions()
-    return Conventions(instructions, find_skills(skill_places(where, config_dir)))
+    offered = _offered(LOAD_SKILL.name, settings.section(ToolsSettings))
+    return Conventions(instructions, find_skills(skill_places(where, config_dir)) if offered else Skills())
+
+
+def _offered(name: str, tools: ToolsSettings) -> bool:
+    """Whether ``[tools]`` offers the tool ``name`` (the executor's rule: ``disabled`` wins over ``enabled``)."""
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in tools.disabled):
+        return False
+    return not tools.enabled or any(fnmatch.fnmatchcase(name, pattern) for pattern in tools.enabled)
 
 
 def prompt_commands(settings: Settings, config_dir: Path | None) -> PromptCommands:
