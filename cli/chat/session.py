@@ -258,8 +258,10 @@ class ChatSession:
         return prompt_commands(self._container.settings(), self._container.config_dir())
 
     async def _help(self, _: str) -> bool:
-        listed = [(c.name, c.description) for c in self._prompt_commands().commands.values()]
-        self._print(slash.help_text(listed))
+        found = self._prompt_commands()
+        self._print(slash.help_text([(c.name, c.description) for c in found.commands.values()]))
+        for problem in found.problems:
+            self._note(printable(f"not a prompt command: {problem}"))
         return True
 
     async def _exit(self, _: str) -> bool:
