@@ -9,7 +9,10 @@ from tests.e2e.conftest import Cli
 
 
 async def test_prompt_commands_are_announced_and_a_prompt_naming_one_runs_its_body(cli: Cli) -> None:
-    cli.write(".quorum/commands/fix-todo.md", "---\ndescription: Fix the TODOs of a file\n---\nFix every TODO in $ARGUMENTS.\n")
+    cli.write(
+        ".quorum/commands/fix-todo.md",
+        "---\ndescription: Fix the TODOs of a file\n---\nFix every TODO in $ARGUMENTS.\n",
+    )
     cli.write(".quorum/commands/usage.md", "shadows a built-in: refused")
     model = write_script(cli, [{"text": "fixed"}])
     client = RecordingClient()

@@ -18,7 +18,10 @@ def _tasks(cli: Cli) -> list[str]:
 
 def test_help_lists_the_prompt_commands_and_one_runs_with_its_arguments(cli: Cli) -> None:
     cli.write("chat.json", json.dumps({"conversation": "continue", "turns": [{"text": "fixed it"}]}))
-    cli.write(".quorum/commands/fix-todo.md", "---\ndescription: Fix the TODOs of a file\n---\nFix every TODO in $ARGUMENTS.\n")
+    cli.write(
+        ".quorum/commands/fix-todo.md",
+        "---\ndescription: Fix the TODOs of a file\n---\nFix every TODO in $ARGUMENTS.\n",
+    )
     cli.write(".quorum/commands/help.md", "shadowing /help")
     cli.write("AGENTS.md", "ROOT-MARKER")
 

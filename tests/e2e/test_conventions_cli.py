@@ -86,7 +86,9 @@ def test_off_with_the_flag_and_with_the_config_key(repo: Cli, wire: ScriptedHttp
     repo.write("AGENTS.md", "ROOT-MARKER")
     (flagged,) = _run(repo, wire, "--no-project-instructions", "hi")
     assert "ROOT-MARKER" not in _system(flagged)
-    repo.write("quorum.toml", repo.workspace.joinpath("quorum.toml").read_text() + "[agent]\nproject_instructions = false\n")
+    repo.write(
+        "quorum.toml", repo.workspace.joinpath("quorum.toml").read_text() + "[agent]\nproject_instructions = false\n"
+    )
     configured = _run(repo, wire, "hi")[-1]
     assert "ROOT-MARKER" not in _system(configured) and "Project instructions" not in _system(configured)
 
@@ -130,7 +132,9 @@ def test_a_fifo_named_agents_md_does_not_hang_the_run(repo: Cli, wire: ScriptedH
 
 
 def test_run_sends_the_command_body_with_the_arguments(repo: Cli, wire: ScriptedHttpServer) -> None:
-    repo.write(".quorum/commands/fix-todo.md", "---\ndescription: Fix TODOs\n---\nFix every TODO in $ARGUMENTS, then test.\n")
+    repo.write(
+        ".quorum/commands/fix-todo.md", "---\ndescription: Fix TODOs\n---\nFix every TODO in $ARGUMENTS, then test.\n"
+    )
     (first,) = _run(repo, wire, "/fix-todo app.py")
     assert _user(first) == "Fix every TODO in app.py, then test."
 
@@ -194,3 +198,14 @@ def test_skills_list(repo: Cli) -> None:
     repo.write(".quorum/skills/lint/SKILL.md", "---\nname: lint\ndescription: Lint the code\n---\nbody")
     listed = repo("skills", "list")
     assert listed.code == 0 and "lint" in listed.stdout and "Lint the code" in listed.stdout
+
+
+def test_a_command_with_plan_true_runs_in_plan_mode(repo: Cli, wire: ScriptedHttpServer) -> None:
+    repo.write(".quorum/commands/refactor.md", "---\nplan: true\n---\nRefactor $ARGUMENTS.\n")
+    repo.write(".quorum/commands/quick.md", "Tidy $ARGUMENTS.\n")
+    wire.enqueue(*[Turn(text="no plan")] * 8)
+    repo("run", "--json", "--no-log", "/refactor app.py")
+    planned = wire.bodies()[0]
+    assert _user(planned) == "Refactor app.py." and "propose_plan" in str(planned["tools"])
+    (plain,) = _run(repo, wire, "/quick app.py")[len(wire.bodies()) - 1 :]
+    assert _user(plain) == "Tidy app.py." and "propose_plan" not in str(plain["tools"])

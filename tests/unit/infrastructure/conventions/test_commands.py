@@ -53,7 +53,9 @@ def test_the_first_place_wins_and_bad_files_are_reported(tmp_path: Path) -> None
     _write(tmp_path / "user", "broken.md", "---\ndescription: [unclosed\n---\nbody")
     _write(tmp_path / "user", "open.md", "---\ndescription: x\nbody without end")
     _write(tmp_path / "user", "planned.md", "---\nplan: sometimes\n---\nbody")
-    found = find_commands([CommandDir(tmp_path / "ws", tmp_path, "workspace"), CommandDir(tmp_path / "user", None, "user")])
+    found = find_commands(
+        [CommandDir(tmp_path / "ws", tmp_path, "workspace"), CommandDir(tmp_path / "user", None, "user")]
+    )
     deploy = found.get("deploy")
     assert deploy is not None and deploy.body == "WORKSPACE" and deploy.source == "workspace"
     assert set(found.refused) == {"broken", "open", "planned"}
