@@ -190,14 +190,14 @@ class ChatSession:
         human = terminal_prompts(renderer, None, settings)[0] if self._interactive else None
         self.current_renderer.renderer = renderer
         conversation = self.conversation
-        plan, self._plan_next = (True if self._plan_next or plan else None), False
+        planned, self._plan_next = (True if self._plan_next or plan else None), False
         order = RunOrder(
             text,
             model=model or conversation.model,
             history=conversation.history,
             parent_run_id=conversation.parent_run_id,
             observers=(_Tee(renderer, events.append),),
-            plan=plan,
+            plan=planned,
             human=human,
             hil_mode=self._hil_mode,
             max_cost_usd=self._run_cap(),
