@@ -10,10 +10,11 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Read:
-    """What ``read_inside`` read: the text (undecodable bytes replaced) and whether it was cut at the limit."""
+    """What ``read_inside`` read: the text (undecodable bytes replaced), whether it was cut at the limit, its bytes."""
 
     text: str
     cut: bool
+    size: int = 0
 
 
 class Unreadable(Exception):
@@ -47,4 +48,5 @@ def read_inside(path: Path, root: Path | None, limit: int) -> Read:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             raise Unreadable(f"{path.name} is not a regular file; not read")
         data = file.read(limit + 1)
-    return Read(data[:limit].decode("utf-8", "replace"), cut=len(data) > limit)
+    kept = data[:limit]
+    return Read(kept.decode("utf-8", "replace"), cut=len(data) > limit, size=len(kept))

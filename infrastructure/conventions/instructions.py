@@ -87,7 +87,7 @@ def find_instructions(workspace: Path, limit: int = LIMIT) -> ProjectInstruction
             skipped.append(f"{shown}: {error}")
             continue
         files.append(InstructionFile(path, shown, read.text))
-        budget -= len(read.text.encode("utf-8"))
+        budget -= read.size
         if read.cut:
             return ProjectInstructions(tuple(files), True, tuple(skipped))
     return ProjectInstructions(tuple(files), False, tuple(skipped))
