@@ -52,7 +52,7 @@ IN_PYTHON = ModelNaming(
 )
 """How a model is named through the Python API: the no-model advice a script gets."""
 
-AGENT_KEYS = frozenset(LoopLimits.model_fields)
+AGENT_KEYS = frozenset(LoopLimits.model_fields) | {"project_instructions"}
 """The ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…)."""
 
 ElicitationReply = ElicitationAnswer | Mapping[str, Any] | None
@@ -105,7 +105,11 @@ class Agent:
             records in that SQLite file.
         **settings: the ``[agent]`` keys (``max_tool_turns``, ``timeout_seconds``, …), among them
             ``reasoning="off" | "low" | "medium" | "high"``: how much the model reasons before
-            answering (default ``off``; its text comes as ``reasoning`` events, not in ``output``).
+            answering (default ``off``; its text comes as ``reasoning`` events, not in ``output``),
+            and ``project_instructions``: put the workspace's AGENTS.md files into the system
+            prompt (default False with ``config=None``, which reads no file; the configuration's,
+            True unless set, otherwise). ``Agent.from_config`` with built-ins also offers
+            ``load_skill`` (the workspace's and the user's skills), as ``quorum run`` does.
 
     Raises:
         TypeError: an unknown keyword argument.
@@ -145,9 +149,12 @@ class Agent:
         else:
             self._layers = "none" if config is None else "file"
             self._config_path = Path(config) if config is not None else None
+        if config is None:  # reads no file: not the AGENTS.md of wherever the program runs either
+            settings.setdefault("project_instructions", False)
+        skills = ["load_skill"] if self._layers == "all" and builtins != "none" else []
         self._data = _config_data(
             model=model,
-            tool_names=[t.name for t in self._tools],
+            tool_names=[*skills, *(t.name for t in self._tools)],
             builtins=builtins,
             system_prompt=system_prompt,
             review=self._review,

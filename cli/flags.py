@@ -43,6 +43,22 @@ reasoning_option = click.option(
 """``--reasoning off|low|medium|high``: ``[agent] reasoning`` for this run or session."""
 
 
+project_instructions_option = click.option(
+    "--no-project-instructions",
+    "no_project_instructions",
+    is_flag=True,
+    help="Do not put the AGENTS.md (or CLAUDE.md) files into the system prompt.",
+)
+"""``--no-project-instructions``: ``[agent] project_instructions = false`` for this run or session."""
+
+
+def instructions_override(overrides: dict[str, Any], off: bool) -> dict[str, Any]:
+    """``overrides`` with ``[agent] project_instructions = false`` added when ``off``."""
+    if off:
+        overrides.setdefault("agent", {})["project_instructions"] = False
+    return overrides
+
+
 def stacked(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """One decorator applying ``decorators`` as if written one above the other, in this order."""
 

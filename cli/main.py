@@ -20,6 +20,8 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("quorum.cli.commands.chat:chat", "Chat with the agent: each message continues the conversation."),
     "tools": ("quorum.cli.commands.tools:tools", "List the tools available to the model."),
     "agents": ("quorum.cli.commands.agents:agents", "List the subagents the model may delegate to."),
+    "skills": ("quorum.cli.commands.conventions:skills", "List the skills the model may load (SKILL.md folders)."),
+    "commands": ("quorum.cli.commands.conventions:commands", "List the prompt commands (/NAME from Markdown files)."),
     "plugins": ("quorum.cli.commands.plugins:plugins", "List installed plugins and what they registered."),
     "config": ("quorum.cli.commands.config:config", "Show or validate the effective configuration."),
     "mcp": ("quorum.cli.commands.mcp:mcp", "List and check configured MCP servers."),

@@ -50,6 +50,12 @@ def human_renderer(display: Display) -> Any:
     return HumanRenderer(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
 
 
+def say_instructions(renderer: Any, container: Any) -> None:
+    """Let a human renderer's first line name the project instructions (AGENTS.md) the run reads."""
+    if hasattr(renderer, "instructions"):
+        renderer.instructions = container.conventions().instructions.names
+
+
 def terminal_prompts(renderer: Any, tty_fd: int | None, settings: Any) -> tuple[Any, Any]:
     """Who asks on the terminal (``tty_fd`` when stdin is a pipe) beside the renderer.
 

@@ -54,6 +54,11 @@ def _version() -> str:
         return "0+unknown"
 
 
+def _commands_update(session: AcpSession) -> Any:
+    """The slash commands and the session's prompt commands, as announced after ``session/new`` or ``load``."""
+    return commands_update([(c.name, c.description) for c in session.prompt_commands().commands.values()])
+
+
 def _invalid(error: QuorumError) -> RequestError:
     label = "configuration error" if isinstance(error, ConfigurationError) else "error"
     return RequestError.invalid_params({"details": f"{label}: {error}"})
@@ -86,7 +91,7 @@ class QuorumAgent:
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
         session = await self._open(uuid.uuid4().hex[:16], cwd, mcp_servers or [])
-        self._after_response(session.session_id, commands_update())
+        self._after_response(session.session_id, _commands_update(session))
         return NewSessionResponse(session_id=session.session_id, modes=mode_state(session.mode))
 
     async def load_session(
@@ -111,7 +116,7 @@ class QuorumAgent:
                 for update in translator.updates(recorded.event):
                     await self._send(session_id, update)
         session.continue_from(chain[-1], recorded_conversation(store, chain[-1]) or [])
-        self._after_response(session_id, commands_update())
+        self._after_response(session_id, _commands_update(session))
         return LoadSessionResponse(modes=mode_state(session.mode))
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:

@@ -10,6 +10,7 @@ read-only, the plan is asked in the editor, then it is carried out with calls as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 Mode = Literal["interactive", "auto_approve", "auto_reject", "plan"]
@@ -59,18 +60,23 @@ def mode_state(current: str) -> Any:
     return SessionModeState(current_mode_id=current, available_modes=modes)
 
 
-def commands_update() -> Any:
-    """The ``available_commands_update`` announcing the slash commands."""
+def commands_update(prompt_commands: Sequence[tuple[str, str]] = ()) -> Any:
+    """The ``available_commands_update`` announcing the slash commands, then the prompt commands.
+
+    ``prompt_commands``: ``(name, description)`` of the workspace's and the user's prompt commands
+    (``.quorum/commands/``), each taking what follows it as its arguments.
+    """
     from acp import helpers
     from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
+    listed = [*COMMANDS, *((name, text or f"Prompt command /{name}", "arguments") for name, text in prompt_commands)]
     commands = [
         AvailableCommand(
             name=name,
             description=text,
             input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)) if hint else None,
         )
-        for name, text, hint in COMMANDS
+        for name, text, hint in listed
     ]
     return helpers.update_available_commands(commands)
 

@@ -14,6 +14,7 @@ mode as its ``hil_mode``, and the session's "always" answers. A prompt runs in p
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from quorum.acp.commands import IN_THE_EDITOR, answer
 from quorum.acp.modes import Mode, hil_mode_of, parse_command
 from quorum.acp.permission import SessionScopes
 from quorum.acp.updates import EventTranslator, UpdatePump
+from quorum.composition.conventions import expand, prompt_commands
 from quorum.composition.conversation import Conversation
 from quorum.composition.model_choice import NoModelChosen, advice
 from quorum.domain.errors import QuorumError
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from quorum.composition.orders import RunOrder
     from quorum.composition.runtime import Runtime
     from quorum.domain.messages import Message
+    from quorum.infrastructure.conventions.commands import PromptCommands
     from quorum.infrastructure.review.human import HumanPrompt
 
 STOP_REASONS: dict[RunStopReason, StopReason] = {
@@ -144,17 +147,31 @@ class AcpSession:
         elif command is not None:
             await self._send(helpers.update_agent_message_text(await answer(self, *command)))
             return "end_turn"
+        expanded = expand(task, self.prompt_commands(), strict=False)  # a prompt command: its prompt
         self._plan_next = False
-        return await self._run(task, tuple(images), plan=plan or None)
+        plan = plan or bool(expanded.plan)
+        return await self._run(expanded.task, tuple(images), plan=plan or None, model=expanded.model)
 
-    async def _run(self, task: str, images: tuple[ImagePart, ...], *, plan: bool | None) -> StopReason:
-        """One run of ``task`` and its ``images`` (``plan``: in plan mode; None: ``[agent] plan`` decides)."""
+    def prompt_commands(self) -> PromptCommands:
+        """The prompt commands of the session's workspace and of the user (read anew each time)."""
+        container = self.runtime.container
+        return prompt_commands(container.settings(), container.config_dir())
+
+    async def _run(
+        self, task: str, images: tuple[ImagePart, ...], *, plan: bool | None, model: str | None = None
+    ) -> StopReason:
+        """One run of ``task`` and its ``images`` (``plan``: in plan mode; None: ``[agent] plan`` decides).
+
+        ``model``: this run's model (a prompt command's) in place of the session's.
+        """
         container = self.runtime.container
         events: list[RunEvent] = []
         pump = UpdatePump(EventTranslator(self.workspace, container.redactor()), self._send, events.append)
         self._pump = pump
         try:
             order = self.order(task, images=images, plan=plan, observers=(pump,))
+            if model is not None:
+                order = dataclasses.replace(order, model=model)
             self._turn = asyncio.ensure_future(self.service.run(order))
             try:
                 result = await self._turn

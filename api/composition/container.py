@@ -18,6 +18,7 @@ from dependency_injector import containers, providers
 from quorum.application.ports.llm import LlmGateway
 from quorum.application.reversible import ReversibleApproval
 from quorum.composition.checkpoints import checkpoint_store, checkpointed, checkpoints_enabled
+from quorum.composition.conventions import find_conventions
 from quorum.composition.hooks import build_hooks
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.options import AppOptions
@@ -160,6 +161,7 @@ def tool_source_context(
     raw: RawConfig,
     prompt: LinePrompt | None = None,
     on_elicitation: ElicitationCallback | None = None,
+    config_dir: Path | None = None,
 ) -> ToolSourceContext:
     """What every tool source is built with; ``prompt``/``on_elicitation`` answer MCP servers' questions."""
     return ToolSourceContext(
@@ -172,6 +174,7 @@ def tool_source_context(
         config_files=tuple(Path(f) for f in raw.files),
         prompt=prompt,
         on_elicitation=on_elicitation,
+        user_config_dir=config_dir,
     )
 
 
@@ -294,8 +297,9 @@ class Container(containers.DeclarativeContainer):
     line_prompt: providers.Provider[Any] = providers.Object(None)
     on_elicitation: providers.Provider[Any] = providers.Object(None)
     tool_context = providers.Singleton(
-        tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation
+        tool_source_context, settings, env, run_gateway, secrets, raw_config, line_prompt, on_elicitation, config_dir
     )
+    conventions = providers.Singleton(find_conventions, settings, config_dir)  # AGENTS.md, skills
     tool_executor = providers.Singleton(build_tool_executor, catalog, settings, tool_context)
     subagents = providers.Singleton(defined_subagents, settings, config_dir)
     review_context = providers.Factory(reviewer_context, settings, options, run_gateway, prompt=human_prompt)

@@ -10,18 +10,28 @@ from quorum.composition.paths import workspace_of
 from quorum.domain.tool_profile import choose
 
 if TYPE_CHECKING:
+    from quorum.composition.conventions import Conventions
     from quorum.infrastructure.config.schema import Settings
 
 
-def system_prompt(settings: Settings, workspace: Path | None = None, *, lean: bool = False) -> str:
+def system_prompt(
+    settings: Settings,
+    workspace: Path | None = None,
+    *,
+    lean: bool = False,
+    conventions: Conventions | None = None,
+) -> str:
     """The agent's system prompt: ``[agent] system_prompt``, else the default naming the workspace.
 
     ``workspace`` replaces the configured one (a batch task's own workspace); ``lean``: the lean
-    tool profile's shorter default.
+    tool profile's shorter default. ``conventions``: the project instructions (AGENTS.md) and the
+    skills' list follow, in either profile.
     """
     where = workspace if workspace is not None else workspace_of(settings)
     default = LEAN_SYSTEM_PROMPT if lean else DEFAULT_SYSTEM_PROMPT
-    return str(settings.agent.system_prompt or default.format(workspace=where))
+    prompt = str(settings.agent.system_prompt or default.format(workspace=where))
+    sections = conventions.prompt_sections() if conventions is not None else []
+    return "\n\n".join([prompt, *sections])
 
 
 def with_profile(params: ExecutionParams, model_id: str, windows: Any) -> ExecutionParams:

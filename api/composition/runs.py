@@ -46,7 +46,10 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
     params = settings.agent.execution_params(tools=order.tools, **plan_override(order.plan))
     params = with_profile(params, model_id, container.prices())
     lean = params.tools_profile == "lean"
-    prompt = await runtime.system_prompt(lean=lean) if order.tool_notes else system_prompt(settings, lean=lean)
+    if order.tool_notes:
+        prompt = await runtime.system_prompt(lean=lean)
+    else:
+        prompt = system_prompt(settings, lean=lean, conventions=container.conventions())
     if order.max_cost_usd is not None:
         params = params.model_copy(update={"max_cost_usd": order.max_cost_usd})
     for fallback in params.fallback_models:  # an unknown provider or a missing key: said now, not mid-run

@@ -120,7 +120,7 @@ class Runtime:
         self.open()
         if lean:
             with self._bound():
-                base = system_prompt(self.container.settings(), lean=True)
+                base = system_prompt(self.container.settings(), lean=True, conventions=self.container.conventions())
                 return await with_tool_notes(base, self.container.tool_executor())
         if not self._share_prompt:
             return await self._with_notes()
@@ -132,7 +132,8 @@ class Runtime:
         # Eager MCP servers start here, outside any run: with telemetry on, their requests (initialize,
         # tools/list, and what their sessions do later) are spans of their own.
         with self._bound():
-            return await with_tool_notes(system_prompt(self.container.settings()), self.container.tool_executor())
+            base = system_prompt(self.container.settings(), conventions=self.container.conventions())
+            return await with_tool_notes(base, self.container.tool_executor())
 
     def _bound(self) -> contextlib.AbstractContextManager[None]:
         """The telemetry bound for the block (MCP requests become spans), or nothing when it is off."""

@@ -122,14 +122,21 @@ class RunHub:
     async def start(self, task: str, *, model: str | None, parent: str | None, plan: bool | None = None) -> str:
         """Start a run of ``task`` (continuing ``parent``'s conversation); returns its id once it started.
 
-        ``plan``: plan mode for this run (None: ``[agent] plan``).
+        ``plan``: plan mode for this run (None: ``[agent] plan``). A ``task`` starting with
+        ``/NAME`` runs that prompt command's prompt (its ``model`` and ``plan`` unless given).
 
         Raises:
             NotFound: ``parent`` is not in the run log.
-            UsageError: an unknown model, no model configured, or plan mode on the Temporal
-                engine: nothing was recorded.
+            UsageError: an unknown model, no model configured, plan mode on the Temporal
+                engine, or an unknown ``/NAME``: nothing was recorded.
         """
+        from quorum.composition.conventions import expand, prompt_commands
         from quorum.composition.orders import RunOrder
+
+        container = self.runtime.container
+        expanded = expand(task, prompt_commands(container.settings(), container.config_dir()))
+        task, model = expanded.task, model or expanded.model
+        plan = expanded.plan if plan is None else plan
 
         history: list[Any] = []
         if parent is not None:

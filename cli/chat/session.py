@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from quorum.cli.chat import slash
 from quorum.cli.chat.conversation import Conversation, SessionSpending
 from quorum.cli.chat.line_input import INTERRUPT
-from quorum.cli.run_setup import Display, human_renderer, terminal_prompts
+from quorum.cli.run_setup import Display, human_renderer, say_instructions, terminal_prompts
 from quorum.domain import amounts
 from quorum.domain.errors import QuorumError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted, own_events
@@ -173,10 +173,11 @@ class ChatSession:
         finally:
             loop.remove_signal_handler(signal.SIGINT)
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, *, model: str | None = None, plan: bool = False) -> None:
         """Run ``text`` as the next message of the conversation; return when the run has ended.
 
-        After ``/plan`` it runs in plan mode (once); otherwise ``[agent] plan`` decides.
+        After ``/plan`` (or with ``plan``) it runs in plan mode (once); otherwise ``[agent] plan``
+        decides. ``model``: this message's model (a prompt command's), the session's staying as it is.
         """
         from quorum.composition.orders import RunOrder
 
@@ -184,18 +185,19 @@ class ChatSession:
             return
         settings = self._container.settings()
         renderer = human_renderer(self._display)
+        say_instructions(renderer, self._container)
         events: list[RunEvent] = []
         human = terminal_prompts(renderer, None, settings)[0] if self._interactive else None
         self.current_renderer.renderer = renderer
         conversation = self.conversation
-        plan, self._plan_next = (True if self._plan_next else None), False
+        planned, self._plan_next = (True if self._plan_next or plan else None), False
         order = RunOrder(
             text,
-            model=conversation.model,
+            model=model or conversation.model,
             history=conversation.history,
             parent_run_id=conversation.parent_run_id,
             observers=(_Tee(renderer, events.append),),
-            plan=plan,
+            plan=planned,
             human=human,
             hil_mode=self._hil_mode,
             max_cost_usd=self._run_cap(),
@@ -236,6 +238,10 @@ class ChatSession:
     async def _command(self, line: slash.SlashLine) -> bool:
         """Run a slash command; False when the session should end."""
         command = slash.find(line.name)
+        prompt_command = self._prompt_commands().get(line.name)
+        if prompt_command is not None and (command is None or command.name != line.name):
+            await self.send(prompt_command.prompt(line.argument), model=prompt_command.model, plan=prompt_command.plan)
+            return True
         if command is None:
             self._note(slash.unknown_message(line.name))
             return True
@@ -245,8 +251,17 @@ class ChatSession:
             self._error(error)
             return True
 
+    def _prompt_commands(self) -> Any:
+        """The workspace's and the user's prompt commands, read anew (a file added mid-session counts)."""
+        from quorum.composition.conventions import prompt_commands
+
+        return prompt_commands(self._container.settings(), self._container.config_dir())
+
     async def _help(self, _: str) -> bool:
-        self._print(slash.help_text())
+        found = self._prompt_commands()
+        self._print(slash.help_text([(c.name, c.description) for c in found.commands.values()]))
+        for problem in found.problems:
+            self._note(printable(f"not a prompt command: {problem}"))
         return True
 
     async def _exit(self, _: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 REVIEW_MODES = ("interactive", "auto_approve", "auto_reject")
@@ -77,10 +78,15 @@ def unknown_message(name: str) -> str:
     return f"unknown command {name}{hint}; /help lists the commands"
 
 
-def help_text() -> str:
-    """``/help``'s text: one line per command, then the keys."""
+def help_text(prompt_commands: Sequence[tuple[str, str]] = ()) -> str:
+    """``/help``'s text: one line per command, the prompt commands (``(name, description)``), then the keys."""
     width = max(len(f"{c.name} {c.arguments}".strip()) for c in COMMANDS)
     lines = [f"  {f'{c.name} {c.arguments}'.strip():<{width}}  {c.summary}" for c in COMMANDS]
+    if prompt_commands:
+        lines += ["", "  Prompt commands (.quorum/commands/, the user's commands/):"]
+        named = [(f"/{name} [ARGS]", description) for name, description in prompt_commands]
+        wide = max(len(call) for call, _ in named)
+        lines += [f"  {call:<{wide}}  {description}" for call, description in named]
     lines.append("")
     lines.append("  Enter sends · Alt+Enter (or Esc then Enter) inserts a newline · Ctrl+C cancels the running turn")
     return "\n".join(lines)

@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from quorum.cli.flags import color_option, config_option, reasoning_option, verbose_option
+from quorum.cli.flags import (
+    color_option,
+    config_option,
+    instructions_override,
+    project_instructions_option,
+    reasoning_option,
+    verbose_option,
+)
 
 # Only click and the option decorators at import: ``quorum chat --help`` must stay fast.
 
@@ -34,6 +41,7 @@ from quorum.cli.flags import color_option, config_option, reasoning_option, verb
 @reasoning_option
 @verbose_option
 @color_option
+@project_instructions_option
 def chat(
     model: str | None,
     config_path: Path | None,
@@ -44,6 +52,7 @@ def chat(
     reasoning: str | None,
     verbose: bool,
     color: str,
+    no_project_instructions: bool,
 ) -> None:
     """Chat with the agent: each message continues the same conversation, tools and review included.
 
@@ -63,6 +72,7 @@ def chat(
         if not workspace.is_dir():
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
         overrides["tools"] = {"workspace": str(workspace.resolve())}
+    instructions_override(overrides, no_project_instructions)
     from quorum.cli.errors import handled
     from quorum.composition.options import AppOptions
 

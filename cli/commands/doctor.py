@@ -43,6 +43,7 @@ def doctor(config_path: Path | None, as_json: bool) -> None:
             *_sandbox(container),
             *_reversible(container),
             *_workspace(container),
+            *_conventions(container),
             *_providers(container),
             *_model(container),
             *asyncio.run(_mcp(container)),
@@ -100,6 +101,14 @@ def _workspace(container: Any) -> list[Check]:
     if not workspace.is_dir():
         return [Check("workspace", "fail", f"{workspace} is not a directory")]
     return [Check("workspace", "ok", str(workspace))]
+
+
+def _conventions(container: Any) -> list[Check]:
+    """Which AGENTS.md files, prompt commands and skills runs here get (trusted or not)."""
+    from quorum.cli.commands.conventions import doctor_checks
+    from quorum.infrastructure.terminal_text import printable
+
+    return [Check(check, status, printable(detail)) for check, status, detail in doctor_checks(container)]  # type: ignore[arg-type]
 
 
 def _providers(container: Any) -> list[Check]:

@@ -18,12 +18,21 @@ from quorum.cli.flags import (
     color_option,
     config_option,
     events_json_option,
+    instructions_override,
+    project_instructions_option,
     quiet_option,
     reasoning_option,
     stacked,
     verbose_option,
 )
-from quorum.cli.run_setup import Display, continuation_of, renderer_for, run_in_foreground, terminal_prompts
+from quorum.cli.run_setup import (
+    Display,
+    continuation_of,
+    renderer_for,
+    run_in_foreground,
+    say_instructions,
+    terminal_prompts,
+)
 from quorum.cli.task_input import read_task
 from quorum.composition.options import AppOptions
 
@@ -51,6 +60,7 @@ run_options = stacked(
     quiet_option,
     verbose_option,
     color_option,
+    project_instructions_option,
 )
 """The flags shared by ``run`` and ``ask``."""
 
@@ -147,6 +157,7 @@ def _main(
     quiet: bool,
     verbose: bool,
     color: str,
+    no_project_instructions: bool = False,
     overrides: dict[str, Any] | None = None,
     detach: bool = False,
 ) -> int:
@@ -155,7 +166,7 @@ def _main(
         raise click.UsageError("give either --continue or --resume RUN_ID, not both")
     if no_log and (continue_last or resume):
         raise click.UsageError("--continue/--resume read the run log; they cannot be combined with --no-log")
-    overrides = dict(overrides or {})
+    overrides = instructions_override(dict(overrides or {}), no_project_instructions)
     if model:
         overrides["model"] = model
     agent: dict[str, Any] = {}
@@ -204,6 +215,7 @@ async def _execute(
 ) -> int:
     from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
+    from quorum.composition.conventions import expand, prompt_commands
     from quorum.composition.engines import engine_class, engine_for
     from quorum.composition.orders import RunOrder
     from quorum.composition.runtime import Runtime
@@ -222,21 +234,23 @@ async def _execute(
     check_configured_names(container)
     if settings.section(ReviewSettings).hil_mode == "defer" and not low_risk_only and container.run_store() is None:
         raise UsageError("hil_mode = 'defer' keeps pending calls in the run log, which is disabled for this run")
+    expanded = expand(task, prompt_commands(settings, container.config_dir()))  # "/NAME args"
+    say_instructions(renderer, container)
     history: tuple[Any, ...] = ()
-    model = options.overrides.get("model")
+    model = options.overrides.get("model") or expanded.model
     parent_run_id = None
     if resume_from:
         continued = continuation_of(container, None if resume_from is True else str(resume_from))
         parent_run_id, history = continued.parent_run_id, tuple(continued.history)
         model = model or continued.model
     order = RunOrder(
-        task,
+        expanded.task,
         model=model,
         history=history,
         tools="low_risk_only" if low_risk_only else "all",
         parent_run_id=parent_run_id,
         observers=(renderer,),
-        plan=False if low_risk_only else None,  # ask never plans: it changes nothing anyway
+        plan=False if low_risk_only else expanded.plan,  # ask never plans: it changes nothing anyway
         human=human,
     )
     engine = engine_for(runtime)

@@ -107,6 +107,8 @@ class HumanRenderer:
         self._own_run: str | None = None
         self._run_id: str | None = None
         """The run's id (``run_started``): what ``quorum undo`` takes, said with a reversible approval."""
+        self.instructions: tuple[str, ...] = ()
+        """The project instructions (AGENTS.md files) the run reads, named on its first line."""
 
     # -- dispatch ---------------------------------------------------------------------------------
     def on_event(self, event: RunEvent) -> None:
@@ -224,7 +226,8 @@ class HumanRenderer:
     # -- handlers -----------------------------------------------------------------------------
     def _on_run_started(self, event: RunStarted) -> None:
         self._run_id = event.run_id
-        self._line(self._style(printable(f"● run {event.run_id} · {event.model}"), "dim"))
+        read = f" · instructions: {', '.join(self.instructions)}" if self.instructions else ""
+        self._line(self._style(printable(f"● run {event.run_id} · {event.model}{read}"), "dim"))
 
     def _on_turn_started(self, event: TurnStarted) -> None:
         if self._verbosity > 0:

@@ -20,14 +20,19 @@ class Section(BaseModel):
 
 
 class AgentSettings(LoopLimits):
-    """``[agent]``: the loop limits (keys, defaults and bounds of LoopLimits) and the system prompt."""
+    """``[agent]``: the loop limits (keys, defaults and bounds of LoopLimits) and the system prompt.
+
+    ``project_instructions``: the AGENTS.md files (CLAUDE.md where there is none) from the
+    repository root down to the workspace go into the system prompt (docs/conventions.md).
+    """
 
     model_config = Section.model_config
     system_prompt: str | None = None
+    project_instructions: bool = True
 
     def execution_params(self, **overrides: Any) -> ExecutionParams:
         """The run parameters these settings describe, with per-run overrides."""
-        data = self.model_dump(exclude={"system_prompt"})
+        data = self.model_dump(exclude={"system_prompt", "project_instructions"})
         data.update(overrides)
         return ExecutionParams(**data)
 

@@ -63,6 +63,15 @@ def find_workspace(cwd: Path, chosen: Iterable[Path | None] = ()) -> WorkspaceFi
     return WorkspaceFiles(directory, tuple(configs), tuple(others))
 
 
+def repository_levels(directory: Path) -> list[Path]:
+    """``directory`` (resolved) and its parents up to the repository root, nearest first.
+
+    The walk ``find_workspace`` makes (only ``directory`` without a ``.git`` above, never into a
+    directory owned by another user); AGENTS.md files are read along it too.
+    """
+    return _levels(directory.resolve())
+
+
 def _levels(directory: Path) -> list[Path]:
     """``directory`` and its parents up to the repository root, nearest first; only ``directory`` without one."""
     levels = [directory]

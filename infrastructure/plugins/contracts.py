@@ -112,6 +112,7 @@ class ToolSourceContext:
             None when nobody can be asked (``--json``, no terminal).
         on_elicitation: answers an MCP server's request for input instead of the terminal (the
             Python API's ``on_elicitation``).
+        user_config_dir: the user's config directory (its ``skills/``); None: not known.
     """
 
     workspace: Path
@@ -123,6 +124,7 @@ class ToolSourceContext:
     config_files: tuple[Path, ...] = ()
     prompt: LinePrompt | None = None
     on_elicitation: ElicitationCallback | None = None
+    user_config_dir: Path | None = None
 
 
 @runtime_checkable

@@ -30,6 +30,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("quorum.openai", "quorum.infrastructure.providers.openai.plugin"),
     ("quorum.anthropic", "quorum.infrastructure.providers.anthropic.plugin"),
     ("quorum.builtin_tools", "quorum.infrastructure.tools.plugin"),
+    ("quorum.conventions", "quorum.infrastructure.conventions.plugin"),
     ("quorum.mcp", "quorum.infrastructure.mcp.plugin"),
     ("quorum.review", "quorum.infrastructure.review.plugin"),
     ("quorum.sqlite", "quorum.infrastructure.storage.plugin"),

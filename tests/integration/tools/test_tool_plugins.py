@@ -17,7 +17,14 @@ from quorum.infrastructure.tools.functions.source import FunctionToolSource
 from quorum.infrastructure.tools.settings import ToolsSettings
 from tests.support.config import settings_with
 
-OTHER_BUILTINS = ["quorum.offline", "quorum.openai", "quorum.anthropic", "quorum.review", "quorum.sqlite"]
+OTHER_BUILTINS = [
+    "quorum.offline",
+    "quorum.openai",
+    "quorum.anthropic",
+    "quorum.review",
+    "quorum.sqlite",
+    "quorum.conventions",
+]
 
 
 class GreetPlugin:
