@@ -44,6 +44,9 @@ class RunStopReason(StrEnum):
     """Plan mode: no plan was approved within ``[agent] max_plan_turns`` planning turns."""
     LOOP_DETECTED = "loop_detected"
     """The model repeated a call (in a row or in a cycle, to the same result) after the loop guard's warnings."""
+    INVALID_OUTPUT = "invalid_output"
+    """The run asked for a final answer matching a JSON Schema (``output_schema``) and the model's last
+    answer, after the tries it was given, was not one; ``detail`` holds that answer and what is wrong."""
 
 
 class _Event(BaseModel):
@@ -420,7 +423,7 @@ class StopDetail(BaseModel):
     limit: int | float | None = None
     """The limit the run reached, in the unit of its stop reason: tool turns (``max_turns``),
     planning turns (``no_plan``), rejections in a row (``rejected``), warnings given
-    (``loop_detected``), tokens (``max_tokens``,
+    (``loop_detected``), answers checked (``invalid_output``), tokens (``max_tokens``,
     when the run's token budget stopped it; None when the model hit its output limit), USD
     (``max_cost``), seconds (``timeout``)."""
     used: int | float | None = None

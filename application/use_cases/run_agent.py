@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from quorum.application.call_ids import CallIds
 from quorum.application.context_fit import ContextFit
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.fallback import FallbackGateway
+from quorum.application.output_schema import AnswerSchema
 from quorum.application.plan_mode import execution_prompt
 from quorum.application.ports.llm import LlmGateway, TurnInput
 from quorum.application.ports.model_data import ContextWindows
@@ -167,6 +169,9 @@ class RunAgent:
         if request.approved_plan is not None:  # a continued plan-mode run: its plan stays in the system prompt
             prompt = execution_prompt(request.system_prompt, request.approved_plan)
             request = request.model_copy(update={"system_prompt": prompt})
+        if request.output_schema is not None:  # said in words too, for a provider that cannot ask for it
+            note = say.answer_schema_note(json.dumps(AnswerSchema(request.output_schema).asked))
+            request = request.model_copy(update={"system_prompt": f"{request.system_prompt or ''}\n\n{note}".strip()})
         params = request.params
         answering = AnsweringModel(request.model_id)
         deps = self._with_fallbacks(request, answering)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.call_ids import CallIds
@@ -66,6 +67,9 @@ class RunState:
     """Plan mode's approved plan: the execution phase's turns are counted after ``plan.turn``."""
     answering: AnsweringModel | None = None
     """The model answering now, when fallback models may move it (None: ``model_id`` always)."""
+    answer_schema: dict[str, Any] | None = None
+    """The JSON Schema every request asks the answer to match (the execution phase of a run with
+    ``output_schema``; ``TurnInput.answer_schema``), or None."""
 
     def continue_from(self, resume: PendingTurn) -> None:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""
