@@ -47,8 +47,7 @@ def _configure(cli: Cli, kind: str, server: ScriptedHttpServer) -> None:
     provider_type = "openai" if kind == "responses" else kind
     cli.write(
         "quorum.toml",
-        f'[providers.local]\ntype = "{provider_type}"\nbase_url = "{base_url}"\napi_key = "x"\nmax_retries = 0\n'
-        + api,
+        f'[providers.local]\ntype = "{provider_type}"\nbase_url = "{base_url}"\napi_key = "x"\nmax_retries = 0\n' + api,
     )
     cli.write("schema.json", json.dumps(SCHEMA))
 

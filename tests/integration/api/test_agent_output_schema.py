@@ -77,3 +77,22 @@ async def test_a_schema_that_is_not_one_is_refused_before_any_request(openai_wir
         with pytest.raises(TypeError, match="output_schema must be"):
             await agent.run("x", output_schema="{}")  # type: ignore[arg-type]
     assert openai_wire.bodies() == []
+
+
+async def test_anthropic_gets_a_final_answer_tool_forced_when_it_is_the_only_tool() -> None:
+    from tests.support.anthropic_server import anthropic_server
+    from tests.support.script import Call
+
+    server = anthropic_server()
+    try:
+        server.enqueue(Turn(calls=(Call("toolu_1", "final_answer", {"title": "notes", "count": 1}),)))
+        providers = {"claude": {"type": "anthropic", "base_url": server.url, "api_key": "x", "max_retries": 0}}
+        async with Agent("claude:c", providers=providers) as agent:
+            result = await agent.run("sum up", output_schema=Summary)
+        assert result.output == Summary(title="notes", count=1)
+        (body,) = server.bodies()
+        assert [t["name"] for t in body["tools"]] == ["final_answer"]
+        assert body["tools"][0]["input_schema"] == Summary.model_json_schema()
+        assert body["tool_choice"] == {"type": "tool", "name": "final_answer"}
+    finally:
+        server.stop()
