@@ -58,6 +58,8 @@ class RunStarted(_Event):
 
     A resumed run keeps its ``run_id``; its events follow the earlier ones in the same run, and
     ``model`` is the model of this part of the run (``quorum approve --model`` may change it).
+    ``output_schema``: the JSON Schema the run's final answer must match (left out of the JSON
+    when there is none), so a continued run checks its answer too.
     """
 
     type: Literal["run_started"] = "run_started"
@@ -65,6 +67,14 @@ class RunStarted(_Event):
     model: str
     task: str
     resumed: bool = False
+    output_schema: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _schema_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.output_schema is None:  # a run without one reads as it always did
+            data.pop("output_schema", None)
+        return data
 
 
 class TurnStarted(_Event):

@@ -196,9 +196,14 @@ class RunAgent:
         current_conversation.set(conversation_key(request.history, request.task))
         current_run_events.set(run.report)
         resumed = request.resume is not None
-        deps.observer.on_event(
-            RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
+        started = RunStarted(
+            run_id=state.run_id,
+            model=request.model_id,
+            task=request.task,
+            resumed=resumed,
+            output_schema=request.output_schema,
         )
+        deps.observer.on_event(started)
         return run
 
     def _with_fallbacks(self, request: RunRequest, answering: AnsweringModel) -> RunDeps:

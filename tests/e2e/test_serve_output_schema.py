@@ -16,7 +16,7 @@ from tests.e2e.conftest import Cli
 from tests.e2e.serve_client import Server
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.openai_server import openai_server
-from tests.support.script import Turn
+from tests.support.script import Call, Turn
 
 pytest.importorskip("starlette")
 
@@ -61,3 +61,21 @@ def test_a_schema_that_is_not_one_is_a_400_and_no_run(server: Server, wire: Scri
     assert answer.status_code == 400, answer.text
     assert "output_schema" in answer.json()["error"]["message"]
     assert server.runs() == [] and wire.bodies() == []
+
+
+def test_a_run_continued_after_an_approval_still_checks_its_answer(
+    cli: Cli, server: Server, wire: ScriptedHttpServer
+) -> None:
+    write = Call("w1", "write_file", {"path": "one.txt", "content": "one\n"})
+    wire.enqueue(Turn(calls=(write,)), Turn(text="written"), Turn(text='{"ok": true}'))
+    run_id = server.start("write one file", "local:m", output_schema=SCHEMA)
+    server.until_waiting(run_id)
+    decided = server.decide(run_id, "w1", approve=True)
+    assert decided.status_code == 200, decided.text
+    events = list(server.events(run_id))
+    finished = events[-1].data
+    assert (finished["stop_reason"], json.loads(finished["output"])) == ("end_turn", {"ok": True})
+    assert (cli.workspace / "one.txt").read_text() == "one\n"
+    bodies = wire.bodies()
+    assert len(bodies) == 3 and all(b["response_format"]["json_schema"]["schema"] == SCHEMA for b in bodies)
+    assert "does not match the required JSON Schema" in bodies[2]["messages"][-1]["content"]
