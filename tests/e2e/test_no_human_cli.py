@@ -22,12 +22,8 @@ WRITE = Call("c1", "write_file", {"path": "out.txt", "content": "written\n"})
 
 
 @pytest.fixture
-def agent() -> Iterator[ScriptedHttpServer]:
-    server = openai_server()
-    try:
-        yield server
-    finally:
-        server.stop()
+def agent(openai_wire: ScriptedHttpServer) -> ScriptedHttpServer:
+    return openai_wire
 
 
 @pytest.fixture

@@ -10,14 +10,14 @@ more; stdout holds only the JSON document that matched, and a run whose answer n
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
 import pytest
 
 from tests.e2e.conftest import Cli
-from tests.support.anthropic_server import anthropic_server
+from tests.e2e.test_provider_cli import _configure as configure_provider
+from tests.e2e.test_provider_cli import server as provider_server
 from tests.support.http_server import ScriptedHttpServer
 from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
@@ -31,24 +31,12 @@ SCHEMA = {
 VALID = {"title": "Release «notes»", "count": 2}
 
 
-@pytest.fixture(params=["openai", "responses", "anthropic"])
-def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, ScriptedHttpServer]]:
-    kind = request.param
-    started = anthropic_server() if kind == "anthropic" else openai_server()
-    try:
-        yield kind, started
-    finally:
-        started.stop()
+server = provider_server
+"""The fixture: a local server of each kind (``openai``, ``responses``, ``anthropic``)."""
 
 
-def _configure(cli: Cli, kind: str, server: ScriptedHttpServer) -> None:
-    base_url = server.url if kind == "anthropic" else server.url + "/v1"
-    api = 'api = "responses"\n' if kind == "responses" else ""
-    provider_type = "openai" if kind == "responses" else kind
-    cli.write(
-        "quorum.toml",
-        f'[providers.local]\ntype = "{provider_type}"\nbase_url = "{base_url}"\napi_key = "x"\nmax_retries = 0\n' + api,
-    )
+def _configure(cli: Cli, kind: str, scripted: ScriptedHttpServer) -> None:
+    configure_provider(cli, kind, scripted)  # [providers.local] of that kind, on the server
     cli.write("schema.json", json.dumps(SCHEMA))
 
 

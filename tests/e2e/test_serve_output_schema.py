@@ -15,7 +15,6 @@ import pytest
 from tests.e2e.conftest import Cli
 from tests.e2e.serve_client import Server
 from tests.support.http_server import ScriptedHttpServer
-from tests.support.openai_server import openai_server
 from tests.support.script import Call, Turn
 
 pytest.importorskip("starlette")
@@ -24,12 +23,8 @@ SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required
 
 
 @pytest.fixture
-def wire() -> Iterator[ScriptedHttpServer]:
-    server = openai_server()
-    try:
-        yield server
-    finally:
-        server.stop()
+def wire(openai_wire: ScriptedHttpServer) -> ScriptedHttpServer:
+    return openai_wire
 
 
 @pytest.fixture
