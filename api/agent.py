@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
+from quorum.answer_schema import OutputSchema, asked_schema, with_answer
 from quorum.application.execution import LoopLimits
 from quorum.application.execution import RunResult as LoopResult
 from quorum.composition.model_choice import ModelNaming
@@ -74,8 +75,12 @@ class RunResult(LoopResult):
 
     ``output``, ``stop_reason``, ``turns``, ``usage``, ``run_id``, ``detail`` as the loop reports
     them; ``events`` as ``--json`` prints them, ``run_started`` first and ``run_finished`` last.
+    With ``output_schema=``, ``output`` is the parsed answer (the JSON value for a dict schema, an
+    instance for a pydantic model class) when the run ended ``end_turn``; None otherwise, the last
+    answer and what was wrong with it in ``detail`` (``invalid_output``).
     """
 
+    output: Any
     events: tuple[RunEvent, ...] = ()
 
 
@@ -178,24 +183,44 @@ class Agent:
         kwargs.setdefault("builtins", "all")
         return cls(config=_CliLayering(Path(config) if config is not None else None), **kwargs)
 
-    async def run(self, task: str, *, history: Sequence[Message] = (), plan: bool | None = None) -> RunResult:
+    async def run(
+        self,
+        task: str,
+        *,
+        history: Sequence[Message] = (),
+        plan: bool | None = None,
+        output_schema: OutputSchema | None = None,
+    ) -> RunResult:
         """Run ``task`` to its end. Never raises for what happens during the run (see ``stop_reason``).
 
         ``plan=True`` runs it in plan mode: read-only exploration, a plan reviewed by the panel and
         the human step (``Review``), then execution with the plan in every reviewer's prompt;
         None: the ``plan`` setting (``"off"`` by default).
 
-        Raises:
-            UsageError: before the run starts (unknown provider, missing key, bad model id).
-        """
-        return await self._run(task, tuple(history), None, plan)
+        ``output_schema``: a JSON Schema (a dict) or a pydantic model class the final answer must
+        match; ``output`` is then the parsed value (``RunResult``), and a run whose answer does not
+        match after 2 more tries stops ``invalid_output``.
 
-    def run_sync(self, task: str, *, history: Sequence[Message] = (), plan: bool | None = None) -> RunResult:
+        Raises:
+            UsageError: before the run starts (unknown provider, missing key, bad model id, an
+                ``output_schema`` that is not a valid JSON Schema).
+            TypeError: ``output_schema`` is neither a dict nor a pydantic model class.
+        """
+        return await self._run(task, tuple(history), None, plan, output_schema)
+
+    def run_sync(
+        self,
+        task: str,
+        *,
+        history: Sequence[Message] = (),
+        plan: bool | None = None,
+        output_schema: OutputSchema | None = None,
+    ) -> RunResult:
         """``run`` from synchronous code (not inside a running event loop). Closes what it opened."""
 
         async def once() -> RunResult:
             try:
-                return await self._run(task, tuple(history), None, plan)
+                return await self._run(task, tuple(history), None, plan, output_schema)
             finally:
                 await self.aclose()  # clients and servers belong to this call's event loop
 
@@ -294,6 +319,7 @@ class Agent:
         history: tuple[Message, ...],
         listener: Callable[[RunEvent], None] | None,
         plan: bool | None = None,
+        output_schema: OutputSchema | None = None,
     ) -> RunResult:
         from quorum.composition.model_choice import NoModelChosen, advice
         from quorum.composition.orders import RunOrder
@@ -305,6 +331,7 @@ class Agent:
         if listener is not None:
             observers.append(_Listener(listener))
         human = self._review.human
+        schema, parse = asked_schema(output_schema)
         order = RunOrder(
             task,
             history=history,
@@ -312,12 +339,14 @@ class Agent:
             observers=tuple(observers),
             plan=plan,
             human=CallbackPrompt(human) if human is not None else None,
+            output_schema=schema,
         )
         try:
             result = await RunService(runtime).run(order)
         except NoModelChosen:  # the command line's advice names flags a script has no way to pass
             raise UsageError(advice(IN_PYTHON)) from None
-        return RunResult(**result.model_dump(), events=tuple(events))
+        fields = result.model_dump() if schema is None else with_answer(result.model_dump(), parse)
+        return RunResult(**fields, events=tuple(events))
 
 
 class _Collector:

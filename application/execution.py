@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -123,6 +123,10 @@ class RunRequest(BaseModel):
     ``params.plan == "always"`` runs the task in plan mode (``PlanPhase``); ``approved_plan`` is
     the plan a continued run already had approved (its execution phase goes on with it).
 
+    ``output_schema`` (a valid JSON Schema) asks for a final answer that is a JSON document matching
+    it (``quorum.application.output_schema``): the run's ``output`` is then that document, and a run
+    whose answer does not match after the tries it is given stops ``invalid_output``.
+
     ``task_images`` go with the task in the run's first user message as image input (a model
     without vision answers with its provider's error). They are not in the run log's events, so
     a run continued from the log has the task's text without them.
@@ -141,6 +145,7 @@ class RunRequest(BaseModel):
     task_images: tuple[ImagePart, ...] = ()
     session_id: str | None = None
     """The conversation's root run id (hooks' ``session_id``); None: this run starts the conversation."""
+    output_schema: dict[str, Any] | None = None
 
 
 class RunResult(BaseModel):

@@ -295,3 +295,31 @@ def hook_post_failed(command: str, failure: str) -> str:
 def prompt_blocked(command: str, reason: str) -> str:
     """The stop detail of a run whose message a ``user_prompt_submit`` hook blocked (or failed on: fail-closed)."""
     return f"the user_prompt_submit hook `{command}` blocked the message: {reason or 'no reason given'}"
+
+
+def answer_schema_note(schema: str) -> str:
+    """Added to the system prompt of a run whose final answer must match a JSON Schema (``schema``, as JSON)."""
+    return (
+        "When the task is done, your final answer must be only a JSON document matching this JSON Schema, "
+        f"with no text around it:\n{schema}"
+    )
+
+
+def invalid_answer(problems: Iterable[str], tries_left: int) -> str:
+    """The user text answering a final answer that does not match the run's JSON Schema."""
+    listed = "\n".join(f"- {problem}" for problem in problems)
+    return (
+        f"Your final answer does not match the required JSON Schema:\n{listed}\n"
+        f"Answer again with only a JSON document matching the schema ({tries_left} more tr"
+        f"{'y' if tries_left == 1 else 'ies'})."
+    )
+
+
+def invalid_output(tries: int, answer: str, problems: Iterable[str]) -> str:
+    """Why the run stopped ``invalid_output``: the last answer (clipped) and what is wrong with it."""
+    shown = answer if len(answer) <= 2000 else answer[:2000] + f"… ({len(answer) - 2000} more characters)"
+    return (
+        f"the final answer did not match the JSON Schema after {tries} tries: "
+        + "; ".join(problems)
+        + f". Last answer: {shown}"
+    )

@@ -22,11 +22,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Display:
-    """How a run is shown: ``-q``/``-v``, ``--color``, and the terminal a review may ask on."""
+    """How a run is shown: ``-q``/``-v``, ``--color``, the terminal a review may ask on.
+
+    ``document``: stdout gets only the run's checked JSON document (``--output-schema``).
+    """
 
     verbosity: int = 0
     color: str = "auto"
     tty_fd: int | None = None
+    document: bool = False
 
 
 def renderer_for(as_json: bool, display: Display) -> Any:
@@ -47,7 +51,12 @@ def human_renderer(display: Display) -> Any:
 
     color = use_color(display.color, sys.stderr, os.environ)  # type: ignore[arg-type]
     live = display.verbosity >= 0 and sys.stderr.isatty()
-    return HumanRenderer(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
+    kind = HumanRenderer
+    if display.document:
+        from quorum.cli.render.document import DocumentRenderer
+
+        kind = DocumentRenderer
+    return kind(sys.stdout, sys.stderr, verbosity=display.verbosity, color=color, live=live)
 
 
 def say_instructions(renderer: Any, container: Any) -> None:

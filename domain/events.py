@@ -49,6 +49,9 @@ class RunStopReason(StrEnum):
     """Plan mode: no plan was approved within ``[agent] max_plan_turns`` planning turns."""
     LOOP_DETECTED = "loop_detected"
     """The model repeated a call (in a row or in a cycle, to the same result) after the loop guard's warnings."""
+    INVALID_OUTPUT = "invalid_output"
+    """The run asked for a final answer matching a JSON Schema (``output_schema``) and the model's last
+    answer, after the tries it was given, was not one; ``detail`` holds that answer and what is wrong."""
 
 
 _T = TypeVar("_T")
@@ -94,6 +97,8 @@ class RunStarted(_Event):
 
     A resumed run keeps its ``run_id``; its events follow the earlier ones in the same run, and
     ``model`` is the model of this part of the run (``quorum approve --model`` may change it).
+    ``output_schema``: the JSON Schema the run's final answer must match (left out of the JSON
+    when there is none), so a continued run checks its answer too.
     """
 
     type: Literal["run_started"] = "run_started"
@@ -101,6 +106,14 @@ class RunStarted(_Event):
     model: str
     task: str
     resumed: bool = False
+    output_schema: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _schema_when_any(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.output_schema is None:  # a run without one reads as it always did
+            data.pop("output_schema", None)
+        return data
 
 
 class TurnStarted(_Event):
@@ -463,7 +476,7 @@ class StopDetail(BaseModel):
     limit: int | float | None = None
     """The limit the run reached, in the unit of its stop reason: tool turns (``max_turns``),
     planning turns (``no_plan``), rejections in a row (``rejected``), warnings given
-    (``loop_detected``), tokens (``max_tokens``,
+    (``loop_detected``), answers checked (``invalid_output``), tokens (``max_tokens``,
     when the run's token budget stopped it; None when the model hit its output limit), USD
     (``max_cost``), seconds (``timeout``)."""
     used: int | float | None = None

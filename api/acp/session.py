@@ -49,6 +49,7 @@ STOP_REASONS: dict[RunStopReason, StopReason] = {
     RunStopReason.TIMEOUT: "max_turn_requests",  # the turn's own limit, in time
     RunStopReason.REJECTED: "refusal",  # too many rejections in a row: Quorum refuses to go on
     RunStopReason.LOOP_DETECTED: "max_turn_requests",  # turns spent going round in a circle
+    RunStopReason.INVALID_OUTPUT: "max_turn_requests",  # the answer's tries spent (an editor asks no schema)
     RunStopReason.CANCELLED: "cancelled",
     RunStopReason.AWAITING_APPROVAL: "end_turn",  # never here: no session mode defers
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from quorum.application.execution import RunRequest
@@ -55,6 +55,9 @@ class RunOrder:
         observers: the driver's observers (a renderer, an event stream), after the recorder.
         tool_notes: add the tool sources' notes to the system prompt (starts the eager MCP
             servers); False for a run a Temporal worker executes (the worker adds its own).
+        output_schema: a JSON Schema the run's final answer must match (``--output-schema``,
+            ``Agent.run(output_schema=)``, ``POST /v1/runs``); the run's output is then the JSON
+            document, or it stops ``invalid_output`` (decision 260). None: a free answer.
     """
 
     task: str
@@ -72,6 +75,7 @@ class RunOrder:
     max_cost_usd: float | None = None
     observers: tuple[RunObserver | None, ...] = ()
     tool_notes: bool = True
+    output_schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,38 @@ if TYPE_CHECKING:
     from quorum.composition.runtime import Runtime
     from quorum.domain.messages import Message
 
-__all__ = ["PreparedRun", "plan_override", "prepare", "prepare_run", "system_prompt", "with_tool_notes"]
+__all__ = [
+    "PreparedRun",
+    "plan_override",
+    "prepare",
+    "prepare_run",
+    "require_schema",
+    "system_prompt",
+    "with_tool_notes",
+]
 
 
 def plan_override(plan: bool | None) -> dict[str, Any]:
     """The ``[agent] plan`` override a driver's ``plan`` flag makes (none for None)."""
     return {} if plan is None else {"plan": "always" if plan else "off"}
+
+
+def require_schema(schema: Any) -> None:
+    """Refuse an output schema that is not a valid JSON Schema (None: no schema asked for).
+
+    Raises:
+        UsageError: what is wrong with it.
+    """
+    if schema is None:
+        return
+    from quorum.application.output_schema import schema_problem
+    from quorum.domain.errors import UsageError
+
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise UsageError(
+            f"the output schema is {problem}" if problem.startswith("not ") else f"output schema: {problem}"
+        )
 
 
 async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
@@ -37,11 +63,13 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
     the real model.
 
     Raises:
-        UsageError: no model configured and no key found, or an ambiguous model name.
+        UsageError: no model configured and no key found, an ambiguous model name, or an
+            ``output_schema`` that is not a valid JSON Schema.
         ConfigurationError: a fallback model (``[agent] fallback_models``) cannot be opened.
     """
     container = runtime.container
     settings = container.settings()
+    require_schema(order.output_schema)
     model_id = container.gateway().resolve(choose_model(order.model or settings.model, container.env()))
     params = settings.agent.execution_params(tools=order.tools, **plan_override(order.plan))
     params = with_profile(params, model_id, container.prices())
@@ -63,6 +91,7 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
         history=tuple(order.history),
         run_id=order.run_id,
         session_id=conversation_root(runtime, order.parent_run_id) if container.hooks() is not None else None,
+        output_schema=order.output_schema,
     )
     recorder = build_recorder(runtime.store, settings, order.parent_run_id)
     observer = FanOut([recorder, *order.observers])

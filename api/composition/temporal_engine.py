@@ -90,7 +90,7 @@ class TemporalEngine:
 
         Raises:
             UsageError: no run log, a conversation not recorded (history without a parent run),
-                no model, an unknown one, or plan mode (refused on Temporal).
+                no model, an unknown one, plan mode or an output schema (refused on Temporal).
         """
         from quorum.composition.temporal_spec import refuse_plan_mode, run_spec
         from quorum.domain.errors import UsageError
@@ -104,6 +104,8 @@ class TemporalEngine:
             raise UsageError("a run on Temporal continues recorded runs only (--continue/--resume)")
         if order.plan:
             refuse_plan_mode("always")  # [agent] plan = "always": refused by run_spec
+        if order.output_schema is not None:
+            raise UsageError("an output schema (--output-schema) is checked on the local engine only, not on Temporal")
         settings = self._runtime.container.settings()
         hil_mode = order.hil_mode or settings.section(ReviewSettings).hil_mode
         prepared = await prepare(self._runtime, replace(order, tool_notes=False))

@@ -15,12 +15,15 @@ class StartRun(_Body):
     """``POST /v1/runs``: a task to run; ``parent`` continues that run's conversation.
 
     ``plan``: plan mode (plan, have the plan reviewed, then execute); None: ``[agent] plan``.
+    ``output_schema``: a JSON Schema the final answer must match (``run_finished.output`` is then
+    the JSON document, or the run stops ``invalid_output``); 400 when it is not a valid one.
     """
 
     task: str = Field(min_length=1)
     model: str | None = None
     parent: str | None = None
     plan: bool | None = None
+    output_schema: Any = None
 
 
 class Decision(_Body):

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from quorum.application.output_schema import schema_problem
 from quorum.domain.errors import UsageError
 from quorum.serve.errors import ApiError
 from quorum.serve.model_list import model_listing, refusal
@@ -99,8 +100,12 @@ async def health(request: Request) -> Response:
 
 async def start_run(request: Request) -> Response:
     body = await _body(request, StartRun)
+    if body.output_schema is not None and (problem := schema_problem(body.output_schema)) is not None:  # 400, not 422
+        raise ApiError(400, f"output_schema: {problem}")
     try:
-        run_id = await _hub(request).start(body.task, model=body.model, parent=body.parent, plan=body.plan)
+        run_id = await _hub(request).start(
+            body.task, model=body.model, parent=body.parent, plan=body.plan, output_schema=body.output_schema
+        )
     except NotFound as error:
         raise ApiError(404, str(error)) from None
     except UsageError as error:  # an unknown model, no model configured (advice worded for the server)

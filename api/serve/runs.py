@@ -119,11 +119,20 @@ class RunHub:
         with suppress(TimeoutError):
             await asyncio.wait_for(changed.wait(), FOLLOW_POLL)
 
-    async def start(self, task: str, *, model: str | None, parent: str | None, plan: bool | None = None) -> str:
+    async def start(
+        self,
+        task: str,
+        *,
+        model: str | None,
+        parent: str | None,
+        plan: bool | None = None,
+        output_schema: dict[str, Any] | None = None,
+    ) -> str:
         """Start a run of ``task`` (continuing ``parent``'s conversation); returns its id once it started.
 
         ``plan``: plan mode for this run (None: ``[agent] plan``). A ``task`` starting with
         ``/NAME`` runs that prompt command's prompt (its ``model`` and ``plan`` unless given).
+        ``output_schema``: the JSON Schema its final answer must match (valid: the route checked it).
 
         Raises:
             NotFound: ``parent`` is not in the run log.
@@ -153,6 +162,7 @@ class RunHub:
             parent_run_id=parent,
             observers=(_Notifier(self, run_id, started),),
             plan=plan,
+            output_schema=output_schema,
         )
         if not self.engine.in_process:  # on the workers: the streams follow the run log
             return await self.engine.start(order)

@@ -28,6 +28,9 @@ class TurnInput:
         images: images sent with ``text`` as image input (a task's ``RunRequest.task_images``).
         reasoning: how much the model reasons before answering; each adapter maps it to its API
             (``off`` sends nothing). Sessions of APIs without reasoning ignore it.
+        answer_schema: the JSON Schema (its root an object) a final answer, a reply without tool
+            calls, must match; each adapter asks for it as its API can (structured output, or a
+            ``final_answer`` tool whose call becomes the reply's text; decision 260). None: free text.
 
     Raises:
         ValueError: both ``text`` and ``results`` are given.
@@ -39,6 +42,7 @@ class TurnInput:
     note: str | None = None
     images: tuple[ImagePart, ...] = ()
     reasoning: ReasoningLevel = "off"
+    answer_schema: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.text or self.images) and self.results:

@@ -109,6 +109,9 @@ class ContinueRun:
                 run_id=run.run_id,
                 resume=turn,
                 approved_plan=approved_plan(events),
+                output_schema=next(
+                    (e.output_schema for e in events if isinstance(e, RunStarted) and e.output_schema is not None), None
+                ),
             )
         )
 

@@ -5,6 +5,10 @@ run's own executor and reviewer; high-risk calls only in ``tools = "all"``. ``ma
 counts its turns after the approved plan's; the turn that passes it is not executed, and
 ``on_turn_limit`` says whether the model is asked once more, without tools, for its answer.
 
+With ``output_schema``, every request asks for an answer matching it and each answer is checked
+(``output_schema``): an invalid one is answered with what is wrong, at most ``ANSWER_TRIES - 1``
+times, then the run stops ``invalid_output``; a valid one is the run's output, as canonical JSON.
+
 A tool call written as text (``text_calls``) is never the run's answer: at any turn it is answered
 once with a note asking for a real call; after the turn limit the model is asked once for prose,
 and failing that the output says what the run did.
@@ -15,6 +19,7 @@ from __future__ import annotations
 import itertools
 
 from quorum.application import model_wording as say
+from quorum.application.output_schema import ANSWER_TRIES, AnswerSchema
 from quorum.application.ports.llm import TurnInput
 from quorum.application.text_calls import written_call
 from quorum.application.tool_batch import TurnCalls, Unrun
@@ -34,6 +39,9 @@ class ExecutionPhase:
         self._run = run
         self._nudged = False
         self._stop_blocked = False
+        schema = run.request.output_schema
+        self._answers = AnswerSchema(schema) if schema is not None else None
+        self._tries = 0
         self.batch = run.batch(
             executor=deps.executor,
             reviewer=deps.reviewer,
@@ -45,6 +53,8 @@ class ExecutionPhase:
     async def repeat(self, first: TurnInput) -> Stop:
         """Take turns from ``first`` until the run stops; return the stop."""
         turn_input = first
+        if self._answers is not None:
+            self._run.state.answer_schema = self._answers.asked
         while True:
             outcome = await take_turn(self._run, self, turn_input)
             if not isinstance(outcome, TurnInput):
@@ -81,12 +91,29 @@ class ExecutionPhase:
         """The run's end, unless the answer is only a tool call written as text (asked once for a real call)."""
         name = written_call(response.text_content(), self._tool_names())
         if name is None:
-            return RunStopReason.END_TURN, None
+            return self._checked(response)
         if not self._nudged:
             self._nudged = True
             return TurnInput.user(say.written_call_note(name), self.batch.tools)
+        if self._answers is not None:
+            return self._checked(response)
         self._run.state.last_text = say.wrote_calls_again(name, say.what_was_done(self._calls_made()))
         return RunStopReason.END_TURN, None
+
+    def _checked(self, response: LlmResponse) -> Stop | TurnInput:
+        """The end of a run whose answer is valid (or free); else one more try, or the stop ``invalid_output``."""
+        if self._answers is None:
+            return RunStopReason.END_TURN, None
+        text = response.text_content()
+        checked = self._answers.check(text)
+        self._tries += 1
+        if checked.valid:
+            self._run.state.last_text = checked.document
+            return RunStopReason.END_TURN, None
+        left = ANSWER_TRIES - self._tries
+        if left > 0:
+            return TurnInput.user(say.invalid_answer(checked.problems, left), self.batch.tools)
+        return RunStopReason.INVALID_OUTPUT, say.invalid_output(self._tries, text, checked.problems)
 
     def _tool_names(self) -> list[str]:
         return [schema["name"] for schema in self.batch.tools]

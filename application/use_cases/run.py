@@ -7,6 +7,7 @@ differs between them is a ``Phase`` (``quorum.application.use_cases.turn``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable
 from dataclasses import dataclass
 
@@ -107,6 +108,8 @@ class Run:
         one retry; a second refusal ends the run as any provider error does.
         """
         state, params, observer = self.state, self.params, self.deps.observer
+        if state.answer_schema is not None and turn.answer_schema is None:
+            turn = dataclasses.replace(turn, answer_schema=state.answer_schema)
 
         def send() -> Awaitable[LlmResponse]:  # on state.session as it is then: compaction may replace it
             return model_request.request(

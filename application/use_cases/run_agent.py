@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from quorum.application.context_fit import ContextFit
 from quorum.application.execution import ExecutionParams, RunRequest, RunResult
 from quorum.application.fallback import FallbackGateway
 from quorum.application.hooks import RunHooks
+from quorum.application.output_schema import AnswerSchema
 from quorum.application.plan_mode import execution_prompt
 from quorum.application.ports.hooks import HookRunner
 from quorum.application.ports.llm import LlmGateway, TurnInput
@@ -171,6 +173,9 @@ class RunAgent:
         if request.approved_plan is not None:  # a continued plan-mode run: its plan stays in the system prompt
             prompt = execution_prompt(request.system_prompt, request.approved_plan)
             request = request.model_copy(update={"system_prompt": prompt})
+        if request.output_schema is not None:  # said in words too, for a provider that cannot ask for it
+            note = say.answer_schema_note(json.dumps(AnswerSchema(request.output_schema).asked))
+            request = request.model_copy(update={"system_prompt": f"{request.system_prompt or ''}\n\n{note}".strip()})
         params = request.params
         answering = AnsweringModel(request.model_id)
         deps = self._with_fallbacks(request, answering)
@@ -199,9 +204,14 @@ class RunAgent:
         current_conversation.set(conversation_key(request.history, request.task))
         current_run_events.set(run.report)
         resumed = request.resume is not None
-        deps.observer.on_event(
-            RunStarted(run_id=state.run_id, model=request.model_id, task=request.task, resumed=resumed)
+        started = RunStarted(
+            run_id=state.run_id,
+            model=request.model_id,
+            task=request.task,
+            resumed=resumed,
+            output_schema=request.output_schema,
         )
+        deps.observer.on_event(started)
         return run
 
     def _with_fallbacks(self, request: RunRequest, answering: AnsweringModel) -> RunDeps:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from quorum.application import model_wording as say
 from quorum.application.call_ids import CallIds
@@ -81,6 +82,10 @@ class RunState:
         self.usage = self.usage + usage.agent_part()
         self.children_reviewers = self.children_reviewers + usage.reviewers
         self.children_cost = None if cost is None or self.children_cost is None else self.children_cost + cost
+
+    answer_schema: dict[str, Any] | None = None
+    """The JSON Schema every request asks the answer to match (the execution phase of a run with
+    ``output_schema``; ``TurnInput.answer_schema``), or None."""
 
     def continue_from(self, resume: PendingTurn) -> None:
         """Go on from a turn left open by deferred review: its number and what was spent before it."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from quorum.application.execution import ExecutionParams
 from quorum.application.loop_guard import WARNINGS
+from quorum.application.output_schema import ANSWER_TRIES
 from quorum.application.ports.pricing import PriceList
 from quorum.application.use_cases.run_state import RunState
 from quorum.domain.events import RunStopReason, StopDetail
@@ -36,6 +37,8 @@ def stop_detail(
         return StopDetail(limit=params.max_rejections)
     if reason is RunStopReason.LOOP_DETECTED:
         return StopDetail(limit=WARNINGS)
+    if reason is RunStopReason.INVALID_OUTPUT:
+        return StopDetail(limit=ANSWER_TRIES)
     if reason is RunStopReason.TIMEOUT:
         return StopDetail(limit=params.timeout_seconds)
     if reason is RunStopReason.MAX_TOKENS:

@@ -26,7 +26,9 @@ from quorum.domain.errors import UsageError
 Category = Literal["done", "failed", "stopped", "waiting"]
 """How a task ended, as the progress display and the exit code count it."""
 
-STOPPED_EARLY = frozenset({"max_turns", "timeout", "max_tokens", "max_cost", "rejected", "no_plan", "loop_detected"})
+STOPPED_EARLY = frozenset(
+    {"max_turns", "timeout", "max_tokens", "max_cost", "rejected", "no_plan", "loop_detected", "invalid_output"}
+)
 
 
 def category_of(status: str) -> Category:

@@ -78,6 +78,19 @@ run_options = stacked(
     is_flag=True,
     help="Plan mode: explore read-only and propose a plan; the plan is reviewed before anything changes.",
 )
+@click.option(
+    "--no-human",
+    is_flag=True,
+    help="Nobody is asked (CI): calls needing a person are decided by the reviewer panel alone, "
+    "or rejected at once ([review] hil_mode = auto_reject).",
+)
+@click.option(
+    "--output-schema",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="A JSON Schema the final answer must match: stdout is then only that JSON document "
+    "(exit 3, invalid_output, when the model's answer does not match after 2 more tries).",
+)
 @reasoning_option
 @engine_option
 @click.option("--detach", is_flag=True, help="With the Temporal engine: print the run id and exit; the run goes on.")
@@ -86,6 +99,8 @@ def run(
     yes: bool,
     defer: bool,
     plan: bool,
+    no_human: bool,
+    output_schema: Path | None,
     reasoning: str | None,
     engine: str | None,
     detach: bool,
@@ -96,18 +111,22 @@ def run(
     Text piped in is attached to TASK when its first byte arrives within 3 s (an open pipe nobody
     writes to is not waited for); TASK "-" means: the task is what stdin holds, however long it takes.
     """
-    if defer and yes:
-        raise click.UsageError("give either --yes or --defer, not both")
+    if sum((defer, yes, no_human)) > 1:
+        raise click.UsageError("give one of --yes, --defer and --no-human, not several")
     if defer and flags.get("no_log"):
         raise click.UsageError("--defer records pending calls in the run log; it cannot be combined with --no-log")
     flags["overrides"] = engine_overrides(engine)
-    if defer:
-        flags["overrides"]["review"] = {"hil_mode": "defer"}
+    if defer or no_human:
+        flags["overrides"]["review"] = {"hil_mode": "defer" if defer else "auto_reject"}
+    if output_schema is not None:
+        from quorum.cli.output_schema import read_schema
+
+        flags["output_schema"] = read_schema(output_schema)
     if plan:
         flags["overrides"].setdefault("agent", {})["plan"] = "always"
     if reasoning is not None:
         flags["overrides"].setdefault("agent", {})["reasoning"] = reasoning
-    code = _main(task, low_risk_only=False, yes=yes, detach=detach, **flags)
+    code = _main(task, low_risk_only=False, yes=yes, detach=detach, no_human=no_human, **flags)
     if "temporalio.client" in sys.modules:
         leave(code)  # the Temporal client may abort at exit otherwise (sdk-python#300)
     raise SystemExit(code)
@@ -160,6 +179,8 @@ def _main(
     no_project_instructions: bool = False,
     overrides: dict[str, Any] | None = None,
     detach: bool = False,
+    no_human: bool = False,
+    output_schema: dict[str, Any] | None = None,
 ) -> int:
     task = read_task(words)
     if continue_last and resume:
@@ -180,22 +201,30 @@ def _main(
         if not workspace.is_dir():
             raise click.BadParameter(f"{workspace} is not a directory", param_hint="--workspace")
         overrides["tools"] = {"workspace": str(workspace.resolve())}
-    tty_fd = None if as_json else _terminal_fd()
+    tty_fd = None if as_json or no_human else _terminal_fd()
     options = AppOptions(
         config_path=config_path,
         overrides=overrides,
         yes=yes,
         json=as_json,
         no_log=no_log,
-        interactive=(sys.stdin.isatty() or tty_fd is not None) and not as_json,
+        interactive=(sys.stdin.isatty() or tty_fd is not None) and not as_json and not no_human,
     )
     try:
         with handled():
             verbosity = -1 if quiet else (1 if verbose else 0)
             resume_from: str | bool = resume or continue_last
-            display = Display(verbosity=verbosity, color=color, tty_fd=tty_fd)
+            display = Display(verbosity=verbosity, color=color, tty_fd=tty_fd, document=output_schema is not None)
             return asyncio.run(
-                _execute(task, options, low_risk_only, display=display, resume_from=resume_from, detach=detach)
+                _execute(
+                    task,
+                    options,
+                    low_risk_only,
+                    display=display,
+                    resume_from=resume_from,
+                    detach=detach,
+                    output_schema=output_schema,
+                )
             )
     finally:
         if tty_fd is not None:
@@ -212,6 +241,7 @@ async def _execute(
     display: Display,
     resume_from: str | bool = False,
     detach: bool = False,
+    output_schema: dict[str, Any] | None = None,
 ) -> int:
     from quorum.cli.compose import compose
     from quorum.cli.name_checks import check_configured_names
@@ -252,6 +282,7 @@ async def _execute(
         observers=(renderer,),
         plan=False if low_risk_only else expanded.plan,  # ask never plans: it changes nothing anyway
         human=human,
+        output_schema=output_schema,
     )
     engine = engine_for(runtime)
     if not engine.in_process:

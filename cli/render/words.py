@@ -153,6 +153,10 @@ _AT_LIMIT = {
         "stopped: the model kept repeating itself after {} warnings",
         "stopped: the model kept repeating itself",
     ),
+    "invalid_output": (
+        "stopped: the answer did not match the output schema in {} tries",
+        "stopped: the answer did not match the output schema",
+    ),
 }
 """Stop reason → its words with the limit reached (``stop.limit``), and without (events recorded before it)."""
 

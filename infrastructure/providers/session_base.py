@@ -20,7 +20,7 @@ from typing import Any
 from quorum.application.ports.llm import ToolSchemas, TurnInput, results_message
 from quorum.domain.errors import ProviderError
 from quorum.domain.messages import Message
-from quorum.domain.responses import LlmResponse, ReasoningLevel
+from quorum.domain.responses import LlmResponse
 from quorum.domain.streaming import StreamCompleted, StreamEvent
 from quorum.domain.tools import ToolResult
 from quorum.infrastructure.providers.errors import ErrorTranslator
@@ -81,12 +81,12 @@ class ProviderSession:
     async def request(self, turn: TurnInput) -> LlmResponse:
         """Send ``turn`` (its message joins the history first); ``tools=None`` asks for an answer without tools."""
         self._append(turn.message())
-        return await self._complete(turn.tools, turn.reasoning)
+        return await self._complete(turn)
 
     def request_stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
         """Streaming form of ``request``; the turn's message joins the history at once."""
         self._append(turn.message())
-        return self._stream(turn.tools, turn.reasoning)
+        return self._stream(turn)
 
     def record(self, results: Sequence[ToolResult]) -> None:
         """Append results to the history without a request."""
@@ -103,20 +103,27 @@ class ProviderSession:
         self._messages.append(message)
         self._wire.extend(self._api.message_to_wire(message))
 
-    def _prepare(self, tools: ToolSchemas | None, reasoning: ReasoningLevel) -> dict[str, Any]:
-        """The request for this turn, asking for ``reasoning`` as the API can.
+    def _prepare(self, turn: TurnInput) -> dict[str, Any]:
+        """The request for ``turn``, asking for its reasoning and its answer's schema as the API can.
 
         ``None`` re-sends the last tools with tool use switched off, because a history holding tool
         calls must keep their definitions on some APIs (Anthropic's).
         """
+        tools = turn.tools
         if tools is not None and tools is not self._tools_source:  # the loop passes the same list every turn
             self._tools_source = tools
             self._tools_wire = self._api.tools_to_wire(tools) if tools else None
         request = self._api.request(self._model, self._system_prompt, self._wire, self._tools_wire, tools is not None)
-        return self._api.with_reasoning(request, reasoning)
+        request = self._api.with_reasoning(request, turn.reasoning)
+        if turn.answer_schema is not None:
+            request = self._api.with_answer_schema(request, turn.answer_schema)
+        return request
 
-    async def _complete(self, tools: ToolSchemas | None, reasoning: ReasoningLevel) -> LlmResponse:
-        request = self._prepare(tools, reasoning)
+    def _answer(self, turn: TurnInput, response: LlmResponse) -> LlmResponse:
+        return self._api.answer_of(response) if turn.answer_schema is not None else response
+
+    async def _complete(self, turn: TurnInput) -> LlmResponse:
+        request = self._prepare(turn)
         started = False
         try:
             async with self._api.open(self._client(), request, stream=False) as raw:
@@ -128,14 +135,14 @@ class ProviderSession:
                 raise
             raise translated from error
         try:
-            response = self._api.parse(body)
+            response = self._answer(turn, self._api.parse(body))
         except (MalformedResponse, ErrorReply) as error:
             raise self._translated(error) from error
         self._append(Message(role="assistant", content=response.content))
         return response
 
-    async def _stream(self, tools: ToolSchemas | None, reasoning: ReasoningLevel) -> AsyncIterator[StreamEvent]:
-        request = self._prepare(tools, reasoning)
+    async def _stream(self, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        request = self._prepare(turn)
         accumulator = self._api.accumulator(self._errors)
         started = False
         try:
@@ -148,7 +155,7 @@ class ProviderSession:
                     if accumulator.done:
                         await _drain(events)
                         break
-            response = accumulator.finish()
+            response = self._answer(turn, accumulator.finish())
         except Exception as error:
             translated = self._translated(error, mid_stream=started)
             if translated is error:

@@ -10,7 +10,8 @@ reading of bodies and events (``http_body``). A ``WireApi`` is the rest, per API
 - how a neutral message and the tool schemas become wire items (``message_to_wire``,
   ``tools_to_wire``, and ``initial_wire`` for what precedes the history);
 - the keyword arguments of one create call (``request``), what asks for reasoning in it
-  (``with_reasoning``), and the SDK call that makes it (``open``);
+  (``with_reasoning``) and for an answer matching a JSON Schema (``with_answer_schema``, and
+  ``answer_of`` when the answer comes back as a tool call), and the SDK call that makes it (``open``);
 - how a JSON body becomes an ``LlmResponse`` (``parse``), and a stream one (``accumulator``).
 
 A new API (the Responses API, say) is a ``WireApi`` subclass in its own wire module, a settings
@@ -109,6 +110,19 @@ class WireApi(ABC, Generic[S]):
         """``request`` asking for ``level`` of reasoning; an API without reasoning returns it unchanged."""
         return request
 
+    def with_answer_schema(self, request: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+        """``request`` asking for a final answer matching ``schema`` (its root an object; decision 260).
+
+        The base asks nothing: the system prompt says the schema in words and the loop checks the
+        answer. An API with structured output asks for it; one without offers a ``final_answer``
+        tool and turns its call back into the answer's text (``answer_of``).
+        """
+        return request
+
+    def answer_of(self, response: LlmResponse) -> LlmResponse:
+        """``response`` to a request that asked for ``schema``: a ``final_answer`` call made the answer's text."""
+        return response
+
     @abstractmethod
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         """The SDK's ``with_streaming_response`` create call: entered, it holds a response whose body is unread.
@@ -134,6 +148,40 @@ def response(content: Sequence[ContentBlock], stop: StopReason, model: str | Non
     """
     require_unique_ids([block for block in content if isinstance(block, ToolCall)])
     return LlmResponse(content=tuple(content), stop_reason=stop, model=model or None, usage=usage)
+
+
+FINAL_ANSWER = "final_answer"
+"""The tool an API without structured output offers for a final answer matching a JSON Schema."""
+
+FINAL_ANSWER_DESCRIPTION = (
+    "Give your final answer, once the task is done: its parameters are the answer, a JSON document "
+    "matching the required schema. Call it alone, as your last step."
+)
+
+
+def final_answer_tool(schema: dict[str, Any]) -> dict[str, Any]:
+    """The neutral schema of the ``final_answer`` tool for an answer matching ``schema``."""
+    return {"name": FINAL_ANSWER, "description": FINAL_ANSWER_DESCRIPTION, "input_schema": schema}
+
+
+def final_answer_as_text(response: LlmResponse) -> LlmResponse:
+    """``response`` with its ``final_answer`` call, if any, replaced by a text block holding its arguments.
+
+    Arguments that were not a JSON object stay as the model sent them, so the loop's check says
+    what is wrong with them.
+    """
+    from quorum.domain.responses import TextBlock
+
+    content: list[ContentBlock] = []
+    for block in response.content:
+        if isinstance(block, ToolCall) and block.name == FINAL_ANSWER:
+            text = block.raw_arguments if block.arguments_error is not None else json.dumps(dict(block.arguments))
+            content.append(TextBlock(text=text or ""))
+        else:
+            content.append(block)
+    if len(content) == len(response.content) and all(a is b for a, b in zip(content, response.content, strict=True)):
+        return response
+    return response.model_copy(update={"content": tuple(content)})
 
 
 def require_unique_ids(calls: Sequence[ToolCall]) -> None:

@@ -147,6 +147,9 @@ MODEL_FACING_PHRASES = (
     "the plan was not approved",
     "the plan is not well formed: give a summary and at least one step with a description",
     "is not offered in this run: ",
+    "Your final answer does not match the required JSON Schema:",
+    "Answer again with only a JSON document matching the schema (",
+    "the final answer did not match the JSON Schema after ",
 )
 
 

@@ -14,7 +14,13 @@ from quorum.infrastructure.providers.anthropic.settings import AnthropicSettings
 from quorum.infrastructure.providers.anthropic.stream import MessageStreamAccumulator
 from quorum.infrastructure.providers.anthropic.wire import message_to_wire, parse_message, tools_to_wire
 from quorum.infrastructure.providers.errors import ErrorTranslator
-from quorum.infrastructure.providers.wire_api import Wire, WireApi
+from quorum.infrastructure.providers.wire_api import (
+    FINAL_ANSWER,
+    Wire,
+    WireApi,
+    final_answer_as_text,
+    final_answer_tool,
+)
 
 _NO_TOOLS = {"type": "none"}
 
@@ -30,7 +36,8 @@ class MessagesApi(WireApi[AnthropicSettings]):
     timeout also stops the SDK from refusing large ``max_tokens`` without streaming. Tools stay in a
     request that forbids their use (``tool_choice: none``): a history holding tool calls needs them.
     Reasoning is extended thinking (``thinking.py``), its blocks kept and sent back as received.
-    With ``cache = "auto"`` each request carries ``cache_control`` breakpoints (``cache.py``).
+    With ``cache = "auto"`` each request carries ``cache_control`` breakpoints (``cache.py``). An
+    answer's JSON Schema is a ``final_answer`` tool, its call made the answer's text (decision 260).
     """
 
     sdk: ClassVar[str] = "anthropic"
@@ -60,6 +67,22 @@ class MessagesApi(WireApi[AnthropicSettings]):
 
     def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
         return thinking.with_thinking(request, level, mode=self.settings.thinking, max_tokens=self.settings.max_tokens)
+
+    def with_answer_schema(self, request: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+        """A ``final_answer`` tool whose parameters are ``schema``, after the request's own tools.
+
+        With no other tool, and no extended thinking (which refuses a forced tool), the request
+        forces that tool: the answer can only come through it.
+        """
+        final = tools_to_wire([final_answer_tool(schema)])
+        tools = request.get("tools") or []
+        request = {**request, "tools": [*tools, *final]}
+        if not tools and "thinking" not in request:
+            request["tool_choice"] = {"type": "tool", "name": FINAL_ANSWER}
+        return request
+
+    def answer_of(self, response: LlmResponse) -> LlmResponse:
+        return final_answer_as_text(response)
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         create = client.messages.with_streaming_response.create

@@ -29,7 +29,7 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
     tool results and tasks with a note. Reasoning is ``reasoning_effort``; Chat Completions
     returns no reasoning to keep (Anthropic's kept blocks are never sent here). With
     ``cache = "auto"`` every request of a conversation carries the same ``prompt_cache_key``
-    (``cache.py``).
+    (``cache.py``). An answer's JSON Schema is ``response_format`` (decision 260).
     """
 
     sdk: ClassVar[str] = "openai"
@@ -64,6 +64,11 @@ class ChatCompletionsApi(WireApi[OpenAISettings]):
     def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
         """``reasoning_effort`` at the level (``off``: none; the model's default)."""
         return request if level == "off" else {**request, "reasoning_effort": level}
+
+    def with_answer_schema(self, request: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+        """Structured output: ``response_format`` of type ``json_schema`` (not strict: any valid schema goes)."""
+        answer = {"name": "final_answer", "schema": schema}
+        return {**request, "response_format": {"type": "json_schema", "json_schema": answer}}
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         create = client.chat.completions.with_streaming_response.create

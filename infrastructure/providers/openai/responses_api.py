@@ -25,6 +25,7 @@ class ResponsesApi(WireApi[OpenAISettings]):
     provider (``store: false``), so no response id is needed to go on and a deferred run can be
     continued anywhere. The output cap (``max_tokens`` in the settings) is ``max_output_tokens``.
     With ``cache = "auto"`` every request of a conversation carries the same ``prompt_cache_key``.
+    An answer's JSON Schema is ``text.format`` (decision 260).
     """
 
     sdk: ClassVar[str] = "openai"
@@ -57,6 +58,11 @@ class ResponsesApi(WireApi[OpenAISettings]):
     def with_reasoning(self, request: dict[str, Any], level: ReasoningLevel) -> dict[str, Any]:
         """``reasoning.effort`` at the level, its items returned encrypted (``off``: none)."""
         return with_effort(request, level)
+
+    def with_answer_schema(self, request: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+        """Structured output: ``text.format`` of type ``json_schema`` (not strict: any valid schema goes)."""
+        answer = {"type": "json_schema", "name": "final_answer", "schema": schema}
+        return {**request, "text": {**request.get("text", {}), "format": answer}}
 
     def open(self, client: Any, request: dict[str, Any], *, stream: bool) -> AbstractAsyncContextManager[Any]:
         create = client.responses.with_streaming_response.create
