@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from quorum.composition.service import RunElsewhere
