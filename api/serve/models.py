@@ -83,3 +83,15 @@ class ModelListing(Listing):
     """
 
     default: str | None = None
+
+
+class UndoOrder(_Body):
+    """``POST /v1/runs/{id}/undo``: undo what the run changed in its recorded workspace.
+
+    ``dry_run``: answer the plan, change nothing. ``force``: restore files changed since the run too.
+    ``to``: restore the state before this call id instead of before the run.
+    """
+
+    dry_run: bool = False
+    force: bool = False
+    to: str | None = None

@@ -6,7 +6,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from quorum.serve.models import Accepted, Decision, Error, Health, Listing, ModelListing, RunCreated, StartRun
+from quorum.application.use_cases.undo_run import UndoResult
+from quorum.serve.models import (
+    Accepted,
+    Decision,
+    Error,
+    Health,
+    Listing,
+    ModelListing,
+    RunCreated,
+    StartRun,
+    UndoOrder,
+)
 
 _BODIES: dict[tuple[str, str], tuple[type[BaseModel] | None, int, type[BaseModel] | None]] = {
     ("GET", "/v1/health"): (None, 200, Health),
@@ -17,6 +28,7 @@ _BODIES: dict[tuple[str, str], tuple[type[BaseModel] | None, int, type[BaseModel
     ("GET", "/v1/runs/{run_id}/pending"): (None, 200, Listing),
     ("POST", "/v1/runs/{run_id}/decisions"): (Decision, 200, Accepted),
     ("POST", "/v1/runs/{run_id}/cancel"): (None, 202, Accepted),
+    ("POST", "/v1/runs/{run_id}/undo"): (UndoOrder, 200, UndoResult),
     ("GET", "/v1/models"): (None, 200, ModelListing),
     ("GET", "/v1/tools"): (None, 200, Listing),
     ("GET", "/v1/openapi.json"): (None, 200, None),

@@ -212,6 +212,15 @@ async def cancel(request: Request) -> Response:
     return _json(Accepted(run_id=run_id, status="cancelling"), 202)
 
 
+async def undo(request: Request) -> Response:
+    from quorum.serve.undo import order_of, undo_run
+
+    hub = _hub(request)
+    run = _run_or_404(hub, _run_id(request))
+    order = order_of(parse_json(await request.body()))
+    return await undo_run(hub, run.run_id, order)
+
+
 async def events(request: Request) -> Response:
     from quorum.serve.stream import event_stream
 
@@ -256,6 +265,7 @@ ROUTES = [
     Route("/v1/runs/{run_id}/pending", pending, methods=["GET"]),
     Route("/v1/runs/{run_id}/decisions", decide, methods=["POST"]),
     Route("/v1/runs/{run_id}/cancel", cancel, methods=["POST"]),
+    Route("/v1/runs/{run_id}/undo", undo, methods=["POST"]),
     Route("/v1/models", models, methods=["GET"]),
     Route("/v1/tools", tools, methods=["GET"]),
     Route("/v1/openapi.json", openapi, methods=["GET"]),

@@ -125,7 +125,9 @@ class ChatSession:
             "/context": self._context,
             "/compact": self._compact,
             "/log": self._log,
+            "/undo": self._undo,
         }
+        self._lines: LineSource | None = None  # the chat's own prompt: /undo asks through it
 
     @property
     def model_id(self) -> str:
@@ -136,6 +138,7 @@ class ChatSession:
     async def run(self, lines: LineSource) -> None:
         """Read and act on lines until ``/exit``, end of input, or Ctrl+C twice on an empty line."""
         interrupts = 0
+        self._lines = lines
         while True:
             line = await lines.read()
             if line is None:
@@ -387,6 +390,35 @@ class ChatSession:
     async def _usage(self, _: str) -> bool:
         self._print(f"this session: {self.spending.describe()}")
         return True
+
+    async def _undo(self, _: str) -> bool:
+        """Undo the last message's run: show the plan, ask through the chat's prompt, then apply."""
+        from quorum.application.use_cases.undo_run import UndoRequest
+        from quorum.cli.chat import undo as words
+        from quorum.composition.checkpoints import build_undo
+
+        if not self.conversation.run_ids:
+            self._print("no run in this conversation yet: nothing to undo")
+            return True
+        use_case = build_undo(self._container)
+        plan = await use_case.plan(UndoRequest(run_id=self.conversation.run_ids[-1]))
+        for line in words.plan_lines(plan):
+            self._print(printable(line))
+        if plan.conflicts:
+            self._print(printable(words.refusal(plan)))
+        elif not plan.steps:
+            self._print("nothing to undo: the files are as they were before the run")
+        elif self._lines is None or not words.agreed(await self._ask(words.QUESTION)):
+            self._print("nothing was changed")
+        else:
+            self._print(printable(words.done_line(await use_case.apply(plan))))
+        return True
+
+    async def _ask(self, question: str) -> str | None:
+        assert self._lines is not None
+        self._print(question)
+        answer = await self._lines.read()
+        return None if answer == INTERRUPT else answer
 
     async def _log(self, _: str) -> bool:
         conversation = self.conversation

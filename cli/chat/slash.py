@@ -33,9 +33,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/context", "", "the tokens the conversation holds, against the model's window"),
     SlashCommand("/compact", "", "compact the conversation now (old tool outputs, then a summary)"),
     SlashCommand("/log", "", "the run ids of this conversation (see them with quorum logs show ID)"),
+    SlashCommand("/undo", "", "undo what the last message's run changed in the workspace (shows it, then asks)"),
 )
 
 _BY_NAME = {command.name: command for command in COMMANDS}
+FULL_NAME_ONLY = frozenset({"/undo"})
+"""Commands that change the workspace: typed in full, never by a prefix (``/u`` stays ``/usage``)."""
 
 
 @dataclass(frozen=True)
@@ -62,10 +65,10 @@ def parse(line: str) -> SlashLine | None:
 
 
 def find(name: str) -> SlashCommand | None:
-    """The command ``name`` names exactly, or by a unique prefix (``/u`` → ``/usage``)."""
+    """The command ``name`` names exactly, or by a unique prefix (``/u`` → ``/usage``; not ``FULL_NAME_ONLY``)."""
     if name in _BY_NAME:
         return _BY_NAME[name]
-    matches = [command for command in COMMANDS if command.name.startswith(name)]
+    matches = [c for c in COMMANDS if c.name.startswith(name) and c.name not in FULL_NAME_ONLY]
     return matches[0] if len(matches) == 1 else None
 
 

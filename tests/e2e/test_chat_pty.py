@@ -245,3 +245,63 @@ def test_continue_and_resume_by_prefix_go_on_with_a_recorded_conversation(cli: C
     assert f"resumed run {first_id} (2 messages)" in resumed.stdout and "second answer" in resumed.stdout
     parents = [parent for _, _, parent, _ in _runs(cli)]
     assert parents == [None, first_id, first_id]
+
+
+def test_undo_shows_the_last_message_run_asks_and_restores_the_file(cli: Cli, chat: Any) -> None:
+    cli.write("a.txt", "before\n")
+    model = _script(
+        cli,
+        [
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}, "id": "r1"}]},
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "after\n"}, "id": "w1"}]},
+            {"text": "edited"},
+        ],
+    )
+    child = chat("--model", model)
+    _send(child, "/review auto_approve")
+    child.expect_exact(PROMPT)
+    _send(child, "edit a")
+    child.expect_exact("edited")
+    child.expect_exact(PROMPT)
+    assert (cli.workspace / "a.txt").read_text() == "after\n"
+    _send(child, "/undo")
+    child.expect_exact("restore   a.txt (the run changed it)")
+    child.expect_exact("apply this undo? [y/N]")
+    child.expect_exact(PROMPT)
+    _send(child, "n")
+    child.expect_exact("nothing was changed")
+    child.expect_exact(PROMPT)
+    assert (cli.workspace / "a.txt").read_text() == "after\n"  # declined: unchanged
+    _send(child, "/undo")
+    child.expect_exact("apply this undo? [y/N]")
+    child.expect_exact(PROMPT)
+    _send(child, "y")
+    child.expect_exact("undone: 1 path of run")
+    child.expect_exact(PROMPT)
+    _send(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert (cli.workspace / "a.txt").read_text() == "before\n"
+
+
+def test_undo_in_chat_names_a_file_changed_since_the_run_and_changes_nothing(cli: Cli, chat: Any) -> None:
+    model = _script(
+        cli,
+        [
+            {"tool_calls": [{"name": "write_file", "arguments": {"path": "n.txt", "content": "new\n"}, "id": "w1"}]},
+            {"text": "made"},
+        ],
+    )
+    child = chat("--model", model)
+    _send(child, "/review auto_approve")
+    child.expect_exact(PROMPT)
+    _send(child, "make n")
+    child.expect_exact("made")
+    child.expect_exact(PROMPT)
+    cli.write("n.txt", "by hand\n")
+    _send(child, "/undo")
+    child.expect_exact("CHANGED SINCE THE RUN: n.txt")
+    child.expect_exact("nothing was changed")
+    child.expect_exact(PROMPT)
+    _send(child, "/exit")
+    child.expect(pexpect.EOF)
+    assert (cli.workspace / "n.txt").read_text() == "by hand\n"

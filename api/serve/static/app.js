@@ -30,8 +30,15 @@ class ApiError extends Error {
 
 async function apiError(response) {
   let message = `HTTP ${response.status}`;
-  try { message = (await response.json()).error.message || message; } catch (e) { /* not JSON */ }
-  return new ApiError(response.status, message);
+  let files = [];
+  try {
+    const error = (await response.json()).error;
+    message = error.message || message;
+    files = Array.isArray(error.files) ? error.files : [];  // an undo's conflicts
+  } catch (e) { /* not JSON */ }
+  const failure = new ApiError(response.status, message);
+  failure.files = files;
+  return failure;
 }
 
 async function api(path, body) {
@@ -239,6 +246,61 @@ class RunView {
     setStatus(`Finished (${e.stop_reason})`);
     clearCards();
     idle(this.runId);
+    $("log").append(undoBox(this.runId));
+  }
+}
+
+// ---- undo of a finished run: the plan first, a confirmation, then the undo (file names are text) ----
+const UNDO_WORDS = { remove: "remove (the run created it)", restore: "restore (the run changed it)", recreate: "recreate (the run deleted it)" };
+
+function undoBox(runId) {
+  const box = el("div", "undo");
+  const start = el("button", "", "Undo");
+  start.type = "button";
+  start.addEventListener("click", () => undoPlan(runId, box));
+  box.append(start);
+  return box;
+}
+
+function undoConflicts(box, error) {
+  const list = el("ul", "undo-conflicts");
+  for (const path of error.files || []) list.append(el("li", "", visible(path)));
+  box.replaceChildren(el("p", "error", "Nothing was undone: these files changed since the run."), list);
+}
+
+async function undoPlan(runId, box) {
+  let answer;
+  try { answer = await api(runPath(runId, "/undo"), { dry_run: true }); } catch (error) {
+    if (error.files && error.files.length) { undoConflicts(box, error); return; }
+    box.replaceChildren(el("p", "error", error.message));
+    return;
+  }
+  const plan = answer.plan;
+  if (plan.conflicts.length) { undoConflicts(box, { files: plan.conflicts }); return; }
+  if (!plan.steps.length) { box.replaceChildren(el("p", "", "Nothing to undo: the files are as they were.")); return; }
+  const list = el("ul", "undo-plan");
+  for (const step of plan.steps) {
+    const item = el("li", "", `${UNDO_WORDS[step.action] || step.action}: `);
+    item.append(el("code", "", visible(step.path)));
+    if (step.diff) item.append(el("pre", "diff", visible(step.diff)));
+    list.append(item);
+  }
+  const apply = el("button", "", "Apply undo");
+  apply.type = "button";
+  const keep = el("button", "", "Cancel");
+  keep.type = "button";
+  keep.addEventListener("click", () => box.replaceChildren(undoBox(runId)));
+  apply.addEventListener("click", () => undoApply(runId, box));
+  box.replaceChildren(el("p", "", "Undo will:"), list, apply, keep);
+}
+
+async function undoApply(runId, box) {
+  try {
+    const result = await api(runPath(runId, "/undo"), {});
+    box.replaceChildren(el("p", "undone", `Undone: ${result.plan.steps.length} file(s) as before the run.`));
+  } catch (error) {
+    if (error.files && error.files.length) { undoConflicts(box, error); return; }
+    box.replaceChildren(el("p", "error", error.message));
   }
 }
 

@@ -96,3 +96,9 @@ def test_spending_keeps_the_cached_parts_of_each_runs_input() -> None:
     assert (spending.usage.cache_read_input_tokens, spending.usage.cache_write_input_tokens) == (2500, 400)
     assert "agent 3,111 tokens (3,100 in (2,500 from cache, 400 to cache), 11 out)" in spending.describe()
     assert spending.cost == pytest.approx(0.003)
+
+
+def test_undo_is_found_only_by_its_full_name() -> None:
+    assert slash.find("/undo").name == "/undo"  # type: ignore[union-attr]
+    assert slash.find("/und") is None  # a command that changes files is never run by a prefix
+    assert slash.find("/u").name == "/usage"  # type: ignore[union-attr]
