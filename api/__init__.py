@@ -23,17 +23,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from quorum.agent import Agent, RunResult
+    from quorum.agent import Agent
     from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
     from quorum.domain.events import RunEvent
     from quorum.domain.policy import PolicyRule
     from quorum.infrastructure.tools.functions.tool import Tool, tool
     from quorum.infrastructure.tools.functions.tool_context import ToolContext
     from quorum.review import Decision, Review, ReviewRequest
+    from quorum.run_result import RunResult
 
 _EXPORTS = {
     "Agent": "quorum.agent",
-    "RunResult": "quorum.agent",
+    "RunResult": "quorum.run_result",
     "Review": "quorum.review",
     "ReviewRequest": "quorum.review",
     "Decision": "quorum.review",
