@@ -23,7 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from quorum.agent import Agent, RunResult
+    from quorum.agent import Agent
     from quorum.application.use_cases.undo_run import UndoPlan, UndoResult, UndoStep
     from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
     from quorum.domain.errors import UndoConflict
@@ -32,10 +32,11 @@ if TYPE_CHECKING:
     from quorum.infrastructure.tools.functions.tool import Tool, tool
     from quorum.infrastructure.tools.functions.tool_context import ToolContext
     from quorum.review import Decision, Review, ReviewRequest
+    from quorum.run_result import RunResult
 
 _EXPORTS = {
     "Agent": "quorum.agent",
-    "RunResult": "quorum.agent",
+    "RunResult": "quorum.run_result",
     "Review": "quorum.review",
     "ReviewRequest": "quorum.review",
     "Decision": "quorum.review",

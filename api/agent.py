@@ -9,34 +9,31 @@ and event stream; see docs/decisions/060-python-api.md, 120-one-composition.md a
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import os
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from quorum.answer_schema import OutputSchema, asked_schema, with_answer
-from quorum.application.execution import LoopLimits
-from quorum.application.execution import RunResult as LoopResult
-from quorum.composition.model_choice import ModelNaming
-from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
-from quorum.domain.errors import UsageError
-from quorum.domain.events import RunEvent
-from quorum.domain.messages import Message
-from quorum.infrastructure.plugins.hookspecs import hookimpl
-from quorum.infrastructure.tools.blocking import run_blocking
-from quorum.infrastructure.tools.functions.tool import Tool, tool
-from quorum.review import CallbackPrompt, Review
-
+# What a run needs is imported by the first Agent() (the loop, the review, the pydantic models of
+# events and results), so ``from quorum import Agent`` stays cheap (docs/decisions/271-lazy-public-api.md).
 if TYPE_CHECKING:
+    import asyncio
+    from types import TracebackType
+
+    from quorum.answer_schema import OutputSchema
     from quorum.application.use_cases.undo_run import UndoResult
     from quorum.composition.container import Container
+    from quorum.composition.model_choice import ModelNaming
     from quorum.composition.runtime import Runtime
-    from quorum.infrastructure.plugins.registries import ToolRegistry
+    from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
+    from quorum.domain.events import RunEvent
+    from quorum.domain.messages import Message
+    from quorum.infrastructure.tools.functions.tool import Tool
+    from quorum.review import Review
+    from quorum.run_result import RunResult
+
+    ElicitationReply = ElicitationAnswer | Mapping[str, Any] | None
+    ElicitationHandler = Callable[[ElicitationRequest], ElicitationReply | Awaitable[ElicitationReply]]
 
 Builtins = Literal["none", "read_only", "all"]
 
@@ -47,41 +44,58 @@ BUILTIN_SETS: dict[str, tuple[str, ...]] = {
 }
 """Which built-in tools ``builtins=`` offers."""
 
-IN_PYTHON = ModelNaming(
-    name_it='Name one with Agent(model="provider:model") (e.g. Agent(model="openai:gpt-4.1-mini"))',
-    offline='Agent(model="scripted:demo") (replays examples/demo.toml, shipped with Quorum) or Agent(model="test")',
-)
-"""How a model is named through the Python API: the no-model advice a script gets."""
 
-AGENT_KEYS = frozenset(LoopLimits.model_fields) | {"project_instructions"}
-"""The ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…)."""
+def __getattr__(name: str) -> Any:
+    """The names whose values need the loop's or the domain's models, made on first use (PEP 562).
 
-ElicitationReply = ElicitationAnswer | Mapping[str, Any] | None
-"""What an ``on_elicitation`` callback returns: an answer, the values to accept with, or None (decline)."""
+    ``IN_PYTHON``: how a model is named through the Python API: the no-model advice a script gets.
+    ``AGENT_KEYS``: the ``[agent]`` keys ``Agent`` accepts as keyword arguments (``max_tool_turns=10``…).
+    ``RunResult``: how a run ended, and every event of it (``quorum.run_result``).
+    ``ElicitationReply``: what an ``on_elicitation`` callback returns: an answer, the values to accept
+    with, or None (decline). ``ElicitationHandler``: ``Agent(on_elicitation=…)``: sync or async; a sync
+    callback runs in a worker thread.
+    """
+    if name == "IN_PYTHON":
+        value: Any = _in_python()
+    elif name == "AGENT_KEYS":
+        from quorum.application.execution import LoopLimits
 
-ElicitationHandler = Callable[[ElicitationRequest], "ElicitationReply | Awaitable[ElicitationReply]"]
-"""``Agent(on_elicitation=…)``: sync or async; a sync callback runs in a worker thread."""
+        value = frozenset(LoopLimits.model_fields) | {"project_instructions"}
+    elif name == "RunResult":
+        from quorum.run_result import RunResult
+
+        value = RunResult
+    elif name in ("ElicitationReply", "ElicitationHandler"):
+        from quorum.domain.elicitation import ElicitationAnswer, ElicitationRequest
+
+        reply = ElicitationAnswer | Mapping[str, Any] | None
+        value = reply if name == "ElicitationReply" else Callable[[ElicitationRequest], reply | Awaitable[reply]]
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
 
 
-@dataclass(frozen=True)
+def _in_python() -> ModelNaming:
+    from quorum.composition.model_choice import ModelNaming
+
+    return ModelNaming(
+        name_it='Name one with Agent(model="provider:model") (e.g. Agent(model="openai:gpt-4.1-mini"))',
+        offline='Agent(model="scripted:demo") (replays examples/demo.toml, shipped with Quorum) or Agent(model="test")',
+    )
+
+
 class _CliLayering:
-    """``config=`` as ``Agent.from_config`` passes it: layer as the CLI does, ``path`` as ``--config``."""
+    """``config=`` as ``Agent.from_config`` passes it: layer as the CLI does, ``path`` as ``--config``.
 
-    path: Path | None
-
-
-class RunResult(LoopResult):
-    """How a run ended, and every event of it.
-
-    ``output``, ``stop_reason``, ``turns``, ``usage``, ``run_id``, ``detail`` as the loop reports
-    them; ``events`` as ``--json`` prints them, ``run_started`` first and ``run_finished`` last.
-    With ``output_schema=``, ``output`` is the parsed answer (the JSON value for a dict schema, an
-    instance for a pydantic model class) when the run ended ``end_turn``; None otherwise, the last
-    answer and what was wrong with it in ``detail`` (``invalid_output``).
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, which ``from quorum import
+    Agent`` need not pay for.
     """
 
-    output: Any
-    events: tuple[RunEvent, ...] = ()
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
 
 
 class Agent:
@@ -137,7 +151,10 @@ class Agent:
         run_log: bool | str | Path = False,
         **settings: Any,
     ) -> None:
-        unknown = sorted(set(settings) - AGENT_KEYS)
+        from quorum.infrastructure.tools.functions.tool import Tool, tool
+        from quorum.review import Review
+
+        unknown = sorted(set(settings) - __getattr__("AGENT_KEYS"))
         if unknown:
             raise TypeError(f"Agent() got unexpected keyword argument(s): {', '.join(unknown)}")
         if builtins not in BUILTIN_SETS:
@@ -217,6 +234,7 @@ class Agent:
         output_schema: OutputSchema | None = None,
     ) -> RunResult:
         """``run`` from synchronous code (not inside a running event loop). Closes what it opened."""
+        import asyncio
 
         async def once() -> RunResult:
             try:
@@ -233,6 +251,8 @@ class Agent:
 
         Leaving the loop early cancels the run (it still ends with ``run_finished`` ``cancelled``).
         """
+        import asyncio
+
         queue: asyncio.Queue[RunEvent] = asyncio.Queue()
         running = asyncio.ensure_future(self._run(task, tuple(history), queue.put_nowait, plan))
         try:
@@ -321,9 +341,15 @@ class Agent:
         plan: bool | None = None,
         output_schema: OutputSchema | None = None,
     ) -> RunResult:
+        import uuid
+
+        from quorum.answer_schema import asked_schema, with_answer
         from quorum.composition.model_choice import NoModelChosen, advice
         from quorum.composition.orders import RunOrder
         from quorum.composition.service import RunService
+        from quorum.domain.errors import UsageError
+        from quorum.review import CallbackPrompt
+        from quorum.run_result import RunResult
 
         runtime = self._compose()
         events: list[RunEvent] = []
@@ -344,7 +370,7 @@ class Agent:
         try:
             result = await RunService(runtime).run(order)
         except NoModelChosen:  # the command line's advice names flags a script has no way to pass
-            raise UsageError(advice(IN_PYTHON)) from None
+            raise UsageError(advice(__getattr__("IN_PYTHON"))) from None
         fields = result.model_dump() if schema is None else with_answer(result.model_dump(), parse)
         return RunResult(**fields, events=tuple(events))
 
@@ -417,14 +443,17 @@ def _container(
     ``none`` reads no file and no ``QUORUM_*`` variable; ``file`` reads ``config_path`` only;
     ``all`` layers as the CLI does.
     """
+    import uuid
+
     from quorum.composition.container import build_container
     from quorum.composition.options import AppOptions
     from quorum.infrastructure.config.layers import Layer, merge, read_toml
     from quorum.infrastructure.config.loader import RawConfig
+    from quorum.infrastructure.tools.functions.plugin import FunctionToolsPlugin
 
     human = review.human  # asked through each run's order (``_run``)
     overrides: dict[str, Any] = {
-        "extra_plugins": [(f"quorum.agent.tools.{uuid.uuid4().hex[:8]}", _ToolsPlugin(tools))] if tools else [],
+        "extra_plugins": [(f"quorum.agent.tools.{uuid.uuid4().hex[:8]}", FunctionToolsPlugin(tools))] if tools else [],
         "on_elicitation": on_elicitation,
     }
     if layers == "all":
@@ -446,6 +475,11 @@ class _ElicitationCallback:
         self._handler = handler
 
     async def __call__(self, request: ElicitationRequest) -> ElicitationAnswer:
+        import inspect
+
+        from quorum.domain.elicitation import ElicitationAnswer
+        from quorum.infrastructure.tools.blocking import run_blocking
+
         handler = self._handler
         if inspect.iscoroutinefunction(handler):
             reply = await handler(request)
@@ -462,15 +496,3 @@ class _ElicitationCallback:
         raise TypeError(
             f"on_elicitation returned {type(reply).__name__}; expected an ElicitationAnswer, a mapping or None"
         )
-
-
-class _ToolsPlugin:
-    """Registers an agent's ``@tool`` functions, as a plugin would."""
-
-    def __init__(self, tools: Sequence[Tool[..., Any]]) -> None:
-        self._tools = tools
-
-    @hookimpl
-    def quorum_register_tools(self, registry: ToolRegistry) -> None:
-        for each in self._tools:
-            registry.add_tool(each)

@@ -4,8 +4,10 @@ Events are buffered and flushed in one transaction at the next turn of the event
 (``loop.call_soon``), i.e. before the run awaits anything: whatever a run emitted before it waits
 on a model, a tool or a reviewer is committed, so killing the process then loses nothing. A burst
 of events emitted without yielding (a streamed chunk of text deltas, a turn's tool results) costs
-one commit instead of one each. ``run_started`` and ``run_finished`` are written at once, since a
-process may exit right after the last event without turning its loop again.
+one commit instead of one each, and the bursts of all the runs recording into one store on one
+event loop share that commit (``group_commit.py``, decision 270). ``run_started`` and
+``run_finished`` are written at once, since a process may exit right after the last event without
+turning its loop again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from datetime import UTC, datetime
 from quorum.application.ports.run_store import RecordedEvent, RunHeader, RunStore
 from quorum.domain.errors import UsageError
 from quorum.domain.events import RunEvent, RunFinished, RunStarted
+from quorum.infrastructure.storage.group_commit import GroupCommit, group_of
+from quorum.infrastructure.storage.sql_store import EventBatch
 
 
 class RunRecorder:
@@ -58,8 +62,8 @@ class RunRecorder:
         self._clock = clock
         self._run_id: str | None = None
         self._seq = 0
+        self._header: RunHeader | None = None  # the run's row, written with its first events
         self._buffer: list[RecordedEvent] = []
-        self._flush_scheduled = False
         self._open = False
         self.error: Exception | None = None
 
@@ -90,16 +94,14 @@ class RunRecorder:
                 started_at=at,
                 subagent=self._subagent,
             )
-            self._run_id, self._seq = event.run_id, 0
-            if not self._guard(self._store.start_run, header):
-                return
+            self._run_id, self._seq, self._header = event.run_id, 0, header
         elif self._run_id is None:
             return  # not a run we saw start
         self._buffer.append(RecordedEvent(seq=self._seq, at=at, event=event))
         self._seq += 1
         if isinstance(event, RunStarted | RunFinished):
             self.flush()
-        elif not self._flush_scheduled:
+        else:
             self._schedule()
 
     def _child_of_open_run(self, event: RunEvent) -> bool:
@@ -124,24 +126,57 @@ class RunRecorder:
             raise UsageError(f"cannot resume run {run_id!r}: the run log has no events of it")
         self._seq = recorded[-1].seq + 1
 
+    @property
+    def pending(self) -> int:
+        """Events buffered, not yet written."""
+        return len(self._buffer)
+
     def flush(self) -> None:
-        """Write what is buffered now (idempotent; also what ``close`` does)."""
-        self._flush_scheduled = False
-        if not self._buffer or self._run_id is None or self.error is not None:
+        """Write what is buffered now (idempotent; also what ``close`` does).
+
+        Inside an event loop, the other runs' buffered events on this store are written with it.
+        """
+        if self._header is None and not self._buffer:
             return
-        batch, self._buffer = self._buffer, []
-        self._guard(self._store.append_events, self._run_id, batch)
+        group = self._group()
+        if group is None:
+            batch = self.take()
+            if batch is not None:
+                self.write_alone(batch)
+            return
+        group.enlist(self)
+        group.flush()
 
     close = flush
 
+    def take(self) -> EventBatch | None:
+        """Hand the buffered header and events over to be written (None: nothing to write)."""
+        header, events, self._header, self._buffer = self._header, self._buffer, None, []
+        if self._run_id is None or self.error is not None or (header is None and not events):
+            return None
+        return header, self._run_id, events
+
+    def write_alone(self, batch: EventBatch) -> None:
+        """Write ``batch`` by itself (its own transactions), stopping recording if that fails."""
+        header, run_id, events = batch
+        if header is not None and not self._guard(self._store.start_run, header):
+            return
+        if events:
+            self._guard(self._store.append_events, run_id, events)
+
     def _schedule(self) -> None:
+        group = self._group()
+        if group is None:  # no loop (a synchronous caller): nothing to wait for
+            self.flush()
+        else:
+            group.enlist(self)
+
+    def _group(self) -> GroupCommit | None:
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop (a synchronous caller): nothing to wait for
-            self.flush()
-            return
-        self._flush_scheduled = True
-        loop.call_soon(self.flush)
+        except RuntimeError:
+            return None
+        return group_of(self._store, loop)
 
     def _guard(self, write: Callable[..., None], *args: object) -> bool:
         try:
@@ -149,6 +184,7 @@ class RunRecorder:
         except Exception as error:  # the observer contract: never raise into the run
             self.error = error
             self._buffer.clear()
+            self._header = None
             if self._on_error is not None:
                 self._on_error(error)
             return False

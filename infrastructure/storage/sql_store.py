@@ -31,6 +31,9 @@ from quorum.infrastructure.storage.writer import write_events
 
 _EVENT: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
 
+EventBatch = tuple[RunHeader | None, str, Sequence[RecordedEvent]]
+"""A run's part of a group commit: its header when it starts now, its id, its new events."""
+
 
 class SqlRunStore:
     """A ``RunStore`` and ``PendingApprovals`` over one connection of a backend's driver.
@@ -141,27 +144,57 @@ class SqlRunStore:
 
     def start_run(self, header: RunHeader) -> None:
         with self._write() as conn:
-            conn.execute(
-                self.ops.sql(
-                    "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at, engine,"
-                    " subagent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                ),
-                (header.run_id, header.task, header.model, header.workspace, header.config_digest,
-                 header.parent_run_id, header.started_at.timestamp(), _engine(header.engine), header.subagent),
-            )  # fmt: skip
+            self._insert_run(conn, header)
         self._turns[header.run_id] = 0
 
     def append_events(self, run_id: str, events: Sequence[RecordedEvent]) -> None:
         if not events:
             return
         with self._write() as conn:
-            turn = self._turns.get(run_id)
-            if turn is None:
-                row = conn.execute(self.ops.sql("SELECT turns FROM runs WHERE id = ?"), (run_id,)).fetchone()
-                if row is None:
-                    raise UsageError(f"run log {self._where}: no run {run_id!r} was started")
-                turn = int(row[0])
-            self._turns[run_id] = write_events(conn, self.ops, run_id, turn, events)
+            turn = self._write_run_events(conn, run_id, self._turns.get(run_id), events)
+        self._turns[run_id] = turn
+
+    def append_event_batches(self, batches: Sequence[EventBatch]) -> None:
+        """Start runs and append events of several runs in ONE transaction: all of it is committed, or none.
+
+        Each batch is ``(header, run_id, events)``: the run is started first when ``header`` is not
+        None; batches are written in order. What the run log's group commit (``group_commit.py``)
+        writes for every run that emitted events in one turn of the event loop.
+
+        Raises:
+            UsageError: a run is started twice, or events name a run that was never started.
+            RunFailure: the log cannot be written.
+        """
+        if not batches:
+            return
+        turns: dict[str, int] = {}
+        with self._write() as conn:
+            for header, run_id, events in batches:
+                if header is not None:
+                    self._insert_run(conn, header)
+                    turns[run_id] = 0
+                if events:
+                    turn = turns.get(run_id, self._turns.get(run_id))
+                    turns[run_id] = self._write_run_events(conn, run_id, turn, events)
+        self._turns.update(turns)  # only once committed
+
+    def _insert_run(self, conn: Any, header: RunHeader) -> None:
+        conn.execute(
+            self.ops.sql(
+                "INSERT INTO runs (id, task, model, workspace, config_digest, parent_run_id, started_at, engine,"
+                " subagent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            ),
+            (header.run_id, header.task, header.model, header.workspace, header.config_digest,
+             header.parent_run_id, header.started_at.timestamp(), _engine(header.engine), header.subagent),
+        )  # fmt: skip
+
+    def _write_run_events(self, conn: Any, run_id: str, turn: int | None, events: Sequence[RecordedEvent]) -> int:
+        if turn is None:
+            row = conn.execute(self.ops.sql("SELECT turns FROM runs WHERE id = ?"), (run_id,)).fetchone()
+            if row is None:
+                raise UsageError(f"run log {self._where}: no run {run_id!r} was started")
+            turn = int(row[0])
+        return write_events(conn, self.ops, run_id, turn, events)
 
     def delete_runs(self, run_ids: Sequence[str]) -> int:
         ids = list(dict.fromkeys(run_ids))

@@ -87,6 +87,7 @@ class Backend:
 
     name: str
     open: Callable[[], Any]
+    where: str = ""  # the SQLite file or the PostgreSQL URL, for a child process to open
 
 
 @pytest.fixture(scope="session")
@@ -116,13 +117,13 @@ def backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[Backend]:
         return open_store
 
     if request.param == "sqlite":
-        yield Backend("sqlite", opener(lambda: SqliteRunStore(db_path)))
+        yield Backend("sqlite", opener(lambda: SqliteRunStore(db_path)), str(db_path))
     else:
         from quorum.infrastructure.storage.postgres_store import PostgresRunStore
 
         server: PostgresServer = request.getfixturevalue("postgres_server")
         url = server.new_database()
-        yield Backend("postgres", opener(lambda: PostgresRunStore(url)))
+        yield Backend("postgres", opener(lambda: PostgresRunStore(url)), url)
     for each in opened:
         each.close()
 
