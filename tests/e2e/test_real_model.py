@@ -189,7 +189,8 @@ def test_fixes_a_failing_test_in_several_steps(local: Cli) -> None:
     local.write("items.py", "def last(items):\n    return items[len(items)]\n")
     local.write(
         "test_items.py",
-        "from items import last\n\n\nassert last([1, 2, 3]) == 3, 'last([1, 2, 3]) should be 3'\nprint('tests passed')\n",
+        "from items import last\n\n\nassert last([1, 2, 3]) == 3, 'last([1, 2, 3]) should be 3'\n"
+        "print('tests passed')\n",
     )
     result = _timed(
         local,

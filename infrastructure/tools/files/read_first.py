@@ -43,12 +43,11 @@ def require_read(workspace: Workspace, raw: object, tool: str) -> None:
     content = _small_text(path)
     if content is None:
         raise ToolRefusedError(
-            f"{raw!r} exists and this run has not read it: call read_file {raw!r} first, "
-            f"then {tool} with what you read"
+            f"{raw!r} exists and this run has not read it: call read_file {raw!r} first, then {tool} with what you read"
         )
     calls.shown(ToolCall(native_id=f"shown:{raw}", name="read_file", arguments={"path": raw}))
     raise ToolRefusedError(
-        f"{raw!r} exists and this run had not read it. Its content (now read):\n{content}\n"
+        f"{raw!r} exists and this run has not read it. Its content (now read):\n{content}\n"
         f"Call {tool} again with what you need from it, copied exactly"
     )
 
