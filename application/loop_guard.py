@@ -1,10 +1,8 @@
 """The loop guard: a call that repeats what the run already did, to the same result, is not run again.
 
-Three patterns are caught (issue 23, then 34):
+Two patterns are caught (issue 23, then 34):
 
 - **in a row**: a call identical to each of the last ``limit`` calls (the model re-reads one file);
-- **failed just before**: a call identical to one of the previous response that failed (a weak
-  model sends its refused edit again, word for word: it would fail the same way);
 - **in a cycle**: a call already made ``limit`` times within the last ``window`` calls, in any
   order, every time to the same result (``read_file``, ``edit_file``, ``read_file``,
   ``edit_file``… with the edit failing the same way each time). A call whose result changed (a
@@ -47,14 +45,12 @@ class RepeatGuard:
     exhausted: bool = False
     _recent: list[str] = field(default_factory=list)
     _runs: list[tuple[str, str]] = field(default_factory=list)
-    _failed: set[str] = field(default_factory=set)
-    """Calls of the previous response that failed."""
 
     def repeats(self, calls: Sequence[ToolCall]) -> dict[int, str]:
         """Remember one response's ``calls``; the indexes of those that repeat (not to be run), with how.
 
-        How: ``"row"`` (identical to each of the last ``limit`` calls), ``"failed"`` (identical to a
-        call of the previous response that failed) or ``"cycle"`` (see the module docstring).
+        How: ``"row"`` (identical to each of the last ``limit`` calls) or ``"cycle"`` (see the
+        module docstring).
 
         Calls are compared with the earlier responses' calls only: identical calls in one
         response run side by side, as the model asked. A response with a repeat is one warning;
@@ -66,12 +62,9 @@ class RepeatGuard:
         for index, key in enumerate(keys):
             if len(recent) == self.limit and all(seen == key for seen in recent):
                 repeated[index] = "row"
-            elif key in self._failed:
-                repeated[index] = "failed"
             elif self._cycles(key):
                 repeated[index] = "cycle"
         self._recent = [*recent, *keys][-self.limit :]
-        self._failed = set()
         if repeated:
             self.exhausted = self.warned >= self.warnings
             self.warned += 1
@@ -84,10 +77,7 @@ class RepeatGuard:
 
     def ran(self, call: ToolCall, result: ToolResult) -> None:
         """Remember that ``call`` ran (or was refused) with ``result``: the record cycles are judged on."""
-        key = _key(call)
-        self._runs = [*self._runs, (key, _digest(result))][-self.window :]
-        if result.is_error and not result.is_rejected:  # a rejection is review's to count (max_rejections)
-            self._failed.add(key)
+        self._runs = [*self._runs, (_key(call), _digest(result))][-self.window :]
 
     def _cycles(self, key: str) -> bool:
         """``key`` ran ``limit`` times within the window, each time to the same result."""

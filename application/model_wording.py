@@ -163,27 +163,18 @@ def token_budget_exceeded(budget: int, used: int) -> str:
     return f"the token budget of {budget} was exceeded ({used} used)"
 
 
-def failed_again(name: str, warnings_left: int) -> str:
-    """A call the loop guard did not run: the same tool and arguments as a call that just failed."""
-    return (
-        f"not executed: this {name} call is the one that just failed, with the same arguments, and would fail "
-        f"the same way. Read the error above and change the arguments, or try another way "
-        f"({_warnings_left(warnings_left)})."
-    )
-
-
 def cycled_call(name: str, times: int, warnings_left: int) -> str:
     """A call the loop guard did not run: it already ran ``times`` times lately, to the same result each time."""
-    last = _warnings_left(warnings_left)
+    last = (
+        "the run stops at the next repeat"
+        if warnings_left == 0
+        else f"{warnings_left} more warning(s), then the run stops"
+    )
     return (
         f"not executed: this {name} call, with these arguments, already ran {times} times in your recent calls "
         "and gave the same result each time, so you are going round in a circle. Do not repeat it: use the "
         f"result you have, try another tool or other arguments, or give your answer ({last})."
     )
-
-
-def _warnings_left(left: int) -> str:
-    return "the run stops at the next repeat" if left == 0 else f"{left} more warning(s), then the run stops"
 
 
 def loop_detected(warnings: int) -> str:

@@ -323,8 +323,6 @@ class ToolBatch:
         assert self._guard is not None
         if how == "row":
             return say.repeated_call(call.name, self._guard.limit)
-        if how == "failed":
-            return say.failed_again(call.name, self._guard.warnings_left)
         return say.cycled_call(call.name, self._guard.limit, self._guard.warnings_left)
 
     def _remember(self, turn: TurnCalls, repeated: Mapping[int, str]) -> None:

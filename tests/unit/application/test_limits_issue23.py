@@ -88,22 +88,6 @@ async def test_max_repeated_calls_sets_how_many_repeats_are_allowed(h: Harness) 
     assert h.results_sent(2)[0].output == say.repeated_call("read", 1)
 
 
-async def test_a_call_sent_again_right_after_it_failed_is_not_run(h: Harness) -> None:
-    async def edit(args: dict[str, Any]) -> str:
-        raise ValueError(f"old_text {args['old']!r} was not found")
-
-    h.tools.add("edit", edit)
-    h.tools.add("read", read)
-    failing = ("edit", {"old": "x"})
-    h.session.script = [calls(failing), calls(failing), calls(("read", {"path": "a"})), calls(failing), text("done")]
-    result = await h.run(max_tool_turns=10)
-    assert result.stop_reason == "end_turn"
-    assert len(h.tools.executed) == 3  # the repeat right after the failure was not run; after a read it was
-    [refused] = h.results_sent(1)
-    assert refused.is_error and refused.output == say.failed_again("edit", 1)
-    assert "just failed" in refused.output
-
-
 async def test_identical_calls_in_one_response_all_run(h: Harness) -> None:
     h.tools.add("read", read)
     h.session.script = [calls(*[("read", {"path": "a"})] * 5), text("done")]
