@@ -15,11 +15,10 @@ from quorum.domain.tool_profile import ToolsProfile
 from quorum.domain.tools import ImagePart
 
 DEFAULT_SYSTEM_PROMPT = (
-    "You are Quorum, a careful software agent. You work in the workspace directory {workspace}; "
-    "tool paths are relative to it. Use the tools to inspect before you change anything, prefer "
-    "read-only tools, and explain briefly what you do. High-risk calls (writes, commands) are "
-    "reviewed and may be rejected with reasons: then choose a safer approach. Finish with a short, "
-    "direct answer."
+    "You are Quorum, a careful software agent. You work in {workspace}; tool paths are relative to it. "
+    "Use the tools to look before you answer or change anything, read a file before you edit it, and prefer "
+    "read-only tools. High-risk calls (writes, commands) are reviewed and may be rejected with a reason: then "
+    "take a safer approach. Finish with a short, direct answer."
 )
 """The system prompt of a run that sets none; ``{workspace}`` is filled with the workspace path."""
 

@@ -26,6 +26,7 @@ class SucceededCalls:
 
     def __init__(self, calls: Sequence[ToolCall] = ()) -> None:
         self._calls = list(calls)
+        self._shown: list[ToolCall] = []
 
     @classmethod
     def of(cls, history: Sequence[Message], pending: PendingTurn | None = None) -> SucceededCalls:
@@ -52,6 +53,18 @@ class SucceededCalls:
     def add(self, call: ToolCall) -> None:
         """``call`` succeeded."""
         self._calls.append(call)
+
+    def shown(self, call: ToolCall) -> None:
+        """What ``call`` would show the model was shown (a refusal carried it): it counts from the next response.
+
+        Not at once: another call of the same response was written before the model saw it.
+        """
+        self._shown.append(call)
+
+    def next_response(self) -> None:
+        """A new response's calls are checked: what earlier refusals showed counts now."""
+        self._calls.extend(self._shown)
+        self._shown.clear()
 
     def __iter__(self) -> Iterator[ToolCall]:
         return iter(list(self._calls))

@@ -18,7 +18,7 @@ from quorum.application.ports.reviewer import CallReviewer, ReviewContext
 from quorum.application.ports.tool_executor import CallPrecheck, ToolExecutor
 from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
-from quorum.application.succeeded_calls import note_success
+from quorum.application.succeeded_calls import note_success, succeeded_calls
 from quorum.domain.events import ApprovalRequested, ReviewEvent, ToolCallEvent, ToolOutcome, ToolResultEvent
 from quorum.domain.policy import PolicyRule
 from quorum.domain.responses import Usage
@@ -294,6 +294,8 @@ class ToolBatch:
         """Fill ``turn.results`` for every call. Cancellation leaves unfinished calls missing."""
         low: list[_Planned] = []
         high: list[_Planned] = []
+        if (succeeded := succeeded_calls()) is not None:
+            succeeded.next_response()
         repeated = self._guard.repeats(turn.calls) if self._guard else {}
         if repeated and self._guard is not None and self._guard.exhausted:
             self._stop_looping(turn, self._guard)
@@ -424,7 +426,10 @@ class ToolBatch:
         if self._prechecks is None:
             return None
         problem = self._prechecks(call)
-        return None if problem is None else Unrun.invalid(call.name, problem)
+        if problem is None:
+            return None
+        problem, _ = self._redactor.redact(problem)  # a refusal may show a file's content
+        return Unrun.invalid(call.name, problem)
 
     def _plan(self, index: int, call: ToolCall) -> tuple[_Planned | None, Unrun | None]:
         tool = self._offered.get(call.name)

@@ -1,13 +1,14 @@
 """Run the eval's tasks with the real local model, in each tools profile; report what passed and what it cost.
 
-    python bench/evals/run.py [--profile full|lean|both] [--only NAME ...] [--json]
+    python bench/evals/run.py [--profile full|lean|both] [--only NAME ...] [--json] [--keep DIR]
 
 Starts the real-model server of the test suite (Qwen2.5-Coder-1.5B on llama.cpp's server:
 ``python tests/support/real_model/install.py`` puts it in place; the ``realmodel`` extra installs
 ``xllamacpp``), then runs each task (``bench/evals/tasks.py``) as ``quorum run --json --yes`` in a
 fresh workspace holding only the task's files; the configuration is passed with ``--config`` from
 outside it. A task passes when its hidden check holds. Per task: passed, model calls (turns),
-tokens, seconds; per profile: the sums, and tokens per passed task.
+tokens, seconds; per profile: the sums, and tokens per passed task. ``--keep DIR`` keeps each task's
+workspace and its events (``PROFILE-TASK.jsonl``) there to see what the model did.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from bench.evals.tasks import TASKS, Task  # noqa: E402
 from tests.support.real_model import MODEL_NAME, start_server  # noqa: E402
 
-RUN_TIMEOUT = 600
+RUN_TIMEOUT = 1800  # seconds; a loaded 2-core machine serves 1-3 tokens a second
 MAX_TOOL_TURNS = 8
 
 
@@ -73,6 +74,7 @@ def run_task(task: Task, base_url: str, profile: str, scratch: Path) -> dict[str
         check=False,
     )
     seconds = time.monotonic() - started
+    (scratch / f"{profile}-{task.name}.jsonl").write_text(done.stdout + done.stderr)
     finished = _finished(done.stdout)
     output = str(finished.get("output", ""))
     usage = finished.get("usage", {})
@@ -117,11 +119,13 @@ def main() -> None:
     parser.add_argument("--profile", choices=("full", "lean", "both"), default="both")
     parser.add_argument("--only", nargs="*", help="task names to run (default: all)")
     parser.add_argument("--json", action="store_true", help="one JSON object per task on stdout")
+    parser.add_argument("--keep", type=Path, help="keep each task's workspace and events in this folder")
     args = parser.parse_args()
     profiles = ("full", "lean") if args.profile == "both" else (args.profile,)
     tasks = [task for task in TASKS if not args.only or task.name in args.only]
     with tempfile.TemporaryDirectory(prefix="quorum-evals-") as folder:
-        scratch = Path(folder)
+        scratch = args.keep or Path(folder)
+        scratch.mkdir(parents=True, exist_ok=True)
         server = start_server(scratch / "model.log")
         rows: list[dict[str, Any]] = []
         try:

@@ -64,11 +64,9 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
         description="Search file contents with a regular expression (RE2 syntax); prints path:line: text.",
         risk=LOW,
         parameters=(
-            _p(
-                "pattern",
-                "Regular expression in RE2 syntax (no backreferences or lookaround; such a pattern falls "
-                "back to Python's re with a time budget per file).",
-            ),
+            # The model needs the syntax, not the fallback: a pattern RE2 refuses still runs (Python's re,
+            # with a time budget per file).
+            _p("pattern", "Regular expression (RE2 syntax)."),
             _p("path", "File or directory to search (default: the workspace).", "path", required=False),
             _p("glob", "Only files whose name matches this glob, e.g. '*.py'.", required=False),
             _p("max_results", "Stop after this many matching lines (default 200).", "integer", required=False),
@@ -103,9 +101,9 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
         name="run_command",
         brief="Run a shell command.",
         description=(
-            "Run a shell command (sh -c) in the workspace; reports exit code, stdout and stderr. Read-only "
-            "commands (ls, cat, grep, git log/diff/status…) run at once in a sandbox that cannot write or reach "
-            "the network; anything else is reviewed first."
+            "Run a shell command (sh -c) in the workspace; returns exit code, stdout and stderr. Read-only "
+            "commands (ls, cat, grep, git status…) run at once in a sandbox without writes or network; others "
+            "are reviewed first."
         ),
         risk=HIGH,
         parameters=(

@@ -59,7 +59,7 @@ class JsonSchemaToolConverter:
         if param.param_type == "path":
             # Models do better when told how a path is interpreted.
             prop["description"] = (param.description + " " if param.description else "") + (
-                "(path relative to the workspace)"
+                "(relative to the workspace)"
             )
         if param.param_type == "array":
             prop["items"] = {}

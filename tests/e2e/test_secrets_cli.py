@@ -70,6 +70,8 @@ def test_no_secret_in_any_output_the_log_or_the_model_requests(
                 Call("c5", "mcp__probe__getenv", {"name": "PROBE_DB_PASSWORD"}),
                 Call("c6", "mcp__probe__getenv", {"name": "OPENAI_API_KEY"}),
                 Call("c7", "run_command", {"command": "printenv > approved-env.txt; printenv"}),
+                # Refused (not read yet) with the file's content shown: redacted like any result.
+                Call("c8", "edit_file", {"path": "quorum.toml", "old_text": "[secrets]", "new_text": "[s]"}),
             )
         ),
         Fail(401, f"Incorrect API key provided: {CONFIG_KEY}. You can find your API key at …"),
@@ -87,6 +89,7 @@ def test_no_secret_in_any_output_the_log_or_the_model_requests(
     assert "[REDACTED:providers.local.api_key]" in outputs["c2"]["output"]
     assert "[REDACTED:mcp.servers.probe.env.PROBE_DB_PASSWORD]" in outputs["c5"]["output"]
     assert outputs["c5"]["redacted"] and not outputs["c6"]["redacted"]
+    assert "[REDACTED:providers.local.api_key]" in outputs["c8"]["output"] and "[secrets]" in outputs["c8"]["output"]
     assert events[-1]["type"] == "run_finished" and events[-1]["stop_reason"] == "error"
     assert "[REDACTED:providers.local.api_key]" in events[-1]["detail"]
     approved_env = (cli.workspace / "approved-env.txt").read_text()

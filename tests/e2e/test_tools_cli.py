@@ -157,6 +157,35 @@ def test_an_edit_before_a_read_is_refused_with_the_next_step_then_made_after_it(
     assert result.code == 0, result.stderr
     outputs = [e for e in result.events() if e["type"] == "tool_result"]
     assert [e["is_error"] for e in outputs] == [True, False, False]
-    assert "has not read it: call read_file 'notes.txt' first" in outputs[0]["output"]
+    assert "'notes.txt' exists and this run has not read it. Its content (now read):\nhello" in outputs[0]["output"]
     assert "1 > goodbye" in outputs[2]["output"]
+    assert (cli.workspace / "notes.txt").read_text() == "goodbye\n"
+
+
+EDIT_AFTER_THE_REFUSAL = """
+[[turns]]
+tool_calls = [
+    { name = "edit_file", arguments = { path = "notes.txt", old_text = "helo", new_text = "goodbye" } },
+    { name = "write_file", arguments = { path = "notes.txt", content = "overwritten" } },
+]
+
+[[turns]]
+tool_calls = [{ name = "edit_file", arguments = { path = "notes.txt", old_text = "hello", new_text = "goodbye" } }]
+
+[[turns]]
+text = "Edited."
+"""
+
+
+def test_an_unread_file_refused_with_its_content_can_be_edited_in_the_next_response(cli: Cli) -> None:
+    # The refusal shows the file, so the model's next step is the edit, not a read it may repeat; a
+    # second call of the refused response had not seen it and is refused too.
+    cli.write("notes.txt", "hello\n")
+    cli.write("script.toml", EDIT_AFTER_THE_REFUSAL)
+    result = cli("run", "--json", "--yes", "--no-log", "--model", "scripted:script.toml", "edit the notes", timeout=120)
+    assert result.code == 0, result.stderr
+    outputs = [e for e in result.events() if e["type"] == "tool_result"]
+    assert [e["is_error"] for e in outputs] == [True, True, False]
+    assert "Its content (now read):\nhello\n" in outputs[0]["output"]
+    assert "has not read it" in outputs[1]["output"]
     assert (cli.workspace / "notes.txt").read_text() == "goodbye\n"

@@ -156,7 +156,8 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
         raise ToolRefusedError("old_text is empty; give the exact text to replace (read_file shows it)")
     if old == new:
         raise ToolRefusedError(
-            "old_text and new_text are the same, so nothing would change; put the changed text in new_text"
+            "old_text and new_text are the same, so nothing would change; put the changed text in new_text "
+            "(if the file already reads as you want, this change is done: go on with the task)"
         )
     path = _existing_file(workspace, raw)
     with open_regular(path, str(raw), "edit_file") as handle:

@@ -117,17 +117,35 @@ async def test_a_missing_directory_names_the_closest_directory(source: BuiltinTo
     assert result.is_error and "the closest existing one is 'src/pkg'" in result.output
 
 
-async def test_an_edit_of_a_file_the_run_has_not_read_is_refused(
+async def test_an_edit_of_a_file_the_run_has_not_read_is_refused_with_its_content(
     source: BuiltinToolSource, workspace: Path, in_a_run: SucceededCalls
 ) -> None:
     before = (workspace / "README.md").read_bytes()
     result = await run(source, "edit_file", path="README.md", old_text="line two", new_text="line 2")
     assert result.is_error
-    assert "has not read it: call read_file 'README.md' first" in result.output
+    assert "'README.md' exists and this run has not read it. Its content (now read):\n# Demo\nline two" in result.output
+    assert "Call edit_file again" in result.output
     assert (workspace / "README.md").read_bytes() == before
+    # What the refusal showed counts from the next response on, not for another call of this one.
     overwrite = await run(source, "write_file", path="README.md", content="gone")
     assert overwrite.is_error and "has not read it" in overwrite.output
     assert (workspace / "README.md").read_bytes() == before
+    in_a_run.next_response()
+    edited = await run(source, "edit_file", path="README.md", old_text="line two", new_text="line 2")
+    assert not edited.is_error, edited.output
+    assert (workspace / "README.md").read_text() == "# Demo\nline 2\nline three\n"
+
+
+async def test_a_large_unread_file_is_refused_with_the_read_to_make(
+    source: BuiltinToolSource, workspace: Path, in_a_run: SucceededCalls
+) -> None:
+    (workspace / "big.txt").write_text("x = 1\n" * 4000)
+    result = await run(source, "edit_file", path="big.txt", old_text="x = 1", new_text="x = 2")
+    assert result.is_error and "has not read it: call read_file 'big.txt' first" in result.output
+    assert "x = 1\nx = 1" not in result.output
+    in_a_run.next_response()
+    again = await run(source, "edit_file", path="big.txt", old_text="x = 1", new_text="x = 2")
+    assert again.is_error and "has not read it" in again.output  # nothing was shown, so nothing counts
 
 
 async def test_after_a_read_the_edit_goes_through(
