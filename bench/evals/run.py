@@ -1,6 +1,7 @@
 """Run the eval's tasks with the real local model, in each tools profile; report what passed and what it cost.
 
-    python bench/evals/run.py [--profile full|lean|both] [--only NAME ...] [--json] [--keep DIR]
+    python bench/evals/run.py [--profile full|lean|both] [--template tests|continue] [--only NAME ...] [--json]
+                              [--keep DIR]
 
 Starts the real-model server of the test suite (Qwen2.5-Coder-1.5B on llama.cpp's server:
 ``python tests/support/real_model/install.py`` puts it in place; the ``realmodel`` extra installs
@@ -8,7 +9,9 @@ Starts the real-model server of the test suite (Qwen2.5-Coder-1.5B on llama.cpp'
 fresh workspace holding only the task's files; the configuration is passed with ``--config`` from
 outside it. A task passes when its hidden check holds. Per task: passed, model calls (turns),
 tokens, seconds; per profile: the sums, and tokens per passed task. ``--keep DIR`` keeps each task's
-workspace and its events (``PROFILE-TASK.jsonl``) there to see what the model did.
+workspace and its events (``PROFILE-TASK.jsonl``) there to see what the model did. ``--template
+continue`` serves the model with ``qwen25-mdjson-continue.jinja`` (after each result: the next call
+while the task needs one, the answer once done) instead of the tests' template.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.evals.tasks import TASKS, Task  # noqa: E402
-from tests.support.real_model import MODEL_NAME, start_server  # noqa: E402
+from tests.support.real_model import MODEL_NAME, TEMPLATE, start_server  # noqa: E402
+
+TEMPLATES = {"tests": TEMPLATE, "continue": TEMPLATE.with_name("qwen25-mdjson-continue.jinja")}
 
 RUN_TIMEOUT = 1800  # seconds; a loaded 2-core machine serves 1-3 tokens a second
 MAX_TOOL_TURNS = 8
@@ -117,6 +122,7 @@ def summary(rows: list[dict[str, Any]], profile: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", choices=("full", "lean", "both"), default="both")
+    parser.add_argument("--template", choices=tuple(TEMPLATES), default="tests", help="the chat template")
     parser.add_argument("--only", nargs="*", help="task names to run (default: all)")
     parser.add_argument("--json", action="store_true", help="one JSON object per task on stdout")
     parser.add_argument("--keep", type=Path, help="keep each task's workspace and events in this folder")
@@ -126,7 +132,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="quorum-evals-") as folder:
         scratch = args.keep or Path(folder)
         scratch.mkdir(parents=True, exist_ok=True)
-        server = start_server(scratch / "model.log")
+        server = start_server(scratch / "model.log", template=TEMPLATES[args.template])
         rows: list[dict[str, Any]] = []
         try:
             for profile in profiles:

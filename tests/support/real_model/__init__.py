@@ -88,8 +88,8 @@ def _healthy(port: int) -> bool:
         return False  # not listening yet, or 503 while the model loads
 
 
-def start_server(log: Path, *, threads: int = 2, ctx: int = 8192) -> RealModelServer:
-    """Start the server on a free port; return once it answers ``/health`` with 200.
+def start_server(log: Path, *, threads: int = 2, ctx: int = 8192, template: Path = TEMPLATE) -> RealModelServer:
+    """Start the server on a free port (with ``template`` as the chat template); return once it answers ``/health``.
 
     Raises:
         Missing: xllamacpp or the model is not installed.
@@ -98,7 +98,7 @@ def start_server(log: Path, *, threads: int = 2, ctx: int = 8192) -> RealModelSe
     model = check_installed()
     port = free_port()
     command = [sys.executable, str(HERE / "serve.py"), str(model), str(port)]
-    command += ["--threads", str(threads), "--ctx", str(ctx), "--template", str(TEMPLATE), "--watch-stdin"]
+    command += ["--threads", str(threads), "--ctx", str(ctx), "--template", str(template), "--watch-stdin"]
     with log.open("wb") as out:  # stdin: a pipe only this process holds; the server ends when it closes
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
     server = RealModelServer(process, port, log)
