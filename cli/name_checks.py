@@ -14,8 +14,10 @@ if TYPE_CHECKING:
     from quorum.composition.container import Container
     from quorum.infrastructure.tools.known_tools import KnownTools
 
-LISTABLE_SOURCES = frozenset({"builtin", "mcp"})
-"""Built-in tool sources whose tools are known without building them; any other source is not."""
+LISTABLE_SOURCES = frozenset({"builtin", "mcp", "skills"})
+"""Built-in tool sources whose tools are known without building them; any other source is not.
+
+``skills`` offers ``load_skill`` alone (when there are skills): named here, never started."""
 
 
 def check_configured_names(container: Container, *, panel: bool = True) -> None:
@@ -47,6 +49,7 @@ def known_tools(container: Container) -> KnownTools:
     """The tools known without starting anything, from the container's catalog and settings."""
     from quorum.application.delegation import delegate_tool
     from quorum.composition.paths import user_data_dir
+    from quorum.infrastructure.conventions.skill_tool import LOAD_SKILL
     from quorum.infrastructure.mcp.cache import CACHE_SUBDIR, ToolListCache
     from quorum.infrastructure.mcp.naming import server_prefix
     from quorum.infrastructure.mcp.settings import McpSettings
@@ -60,7 +63,7 @@ def known_tools(container: Container) -> KnownTools:
     agents = list(container.subagents().values())
     delegate = [delegate_tool(agents, {})] if agents else []  # offered when subagents are defined
     return assemble(
-        [*BUILTIN_TOOLS, *(tool.definition for tool in catalog.tools.functions.values()), *delegate],
+        [*BUILTIN_TOOLS, LOAD_SKILL, *(tool.definition for tool in catalog.tools.functions.values()), *delegate],
         {name: cache.schemas(name, server) for name, server in servers.items()},
         mcp_prefixes={name: server_prefix(name) for name in servers},
         unlisted_sources=[name for name in catalog.tools.names() if name not in LISTABLE_SOURCES],

@@ -29,6 +29,7 @@ from quorum.application.delegation import AllowedTools, DelegatingExecutor
 from quorum.application.execution import RunRequest
 from quorum.application.ports.tool_executor import ToolExecutor
 from quorum.application.run_context import current_run_events, current_run_id
+from quorum.composition.checkpoints import checkpointed
 from quorum.composition.model_choice import choose_model
 from quorum.composition.observers import FanOut, build_recorder
 from quorum.composition.prompts import system_prompt, with_profile
@@ -86,7 +87,7 @@ class ChildRuns:
         parent_id = current_run_id.get() or None
         recorder = build_recorder(self._runtime.store, container.settings(), parent_id, agent.name)
         observer = FanOut([recorder, _Tagged(child_id, current_run_events.get())])
-        executor = AllowedTools(container.tool_executor(), tools)
+        executor = AllowedTools(checkpointed(container.tool_executor(), container.checkpoints()), tools)
         child = container.run_agent(observer=observer, reviewer=self._reviewer, executor=executor)
         result = await asyncio.create_task(child.execute(request))
         if result.stop_reason is RunStopReason.END_TURN:
@@ -119,9 +120,14 @@ class ChildRuns:
 
 
 def run_executor(runtime: OpenComposition, reviewer: Any, request: RunRequest) -> ToolExecutor:
-    """The tools of the run ``request``: the composition's, and ``delegate`` when subagents are defined."""
-    executor: ToolExecutor = runtime.container.tool_executor()
-    agents = list(runtime.container.subagents().values())
+    """The tools of the run ``request``: the composition's, and ``delegate`` when subagents are defined.
+
+    Recorded by the checkpoints (``checkpointed``) as the container's own ``run_agent`` executor is:
+    passing an executor replaces that one.
+    """
+    container = runtime.container
+    executor: ToolExecutor = checkpointed(container.tool_executor(), container.checkpoints())
+    agents = list(container.subagents().values())
     if not agents:
         return executor
     return DelegatingExecutor(executor, agents, ChildRuns(runtime, reviewer, request))

@@ -22,7 +22,7 @@ from quorum.infrastructure.conventions.front_matter import FrontMatterError, one
 
 BUILTIN_COMMANDS = frozenset(
     {"help", "exit", "model", "tools", "review", "plan", "clear", "resume"}
-    | {"usage", "cost", "context", "compact", "log"}
+    | {"usage", "cost", "context", "compact", "log", "undo"}
 )
 """The slash commands ``quorum chat`` and the ACP agent answer themselves; no prompt command may take one."""
 
