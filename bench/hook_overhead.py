@@ -144,9 +144,9 @@ def main() -> None:
     print(f"pre_tool_use hook {args.hook!r}, {args.runs} calls each, alternating rounds of {ROUND}; load {load}")
     print(f"  hook process alone   median {cost['alone_ms']:6.2f} ms   p90 {cost['alone_p90_ms']:6.2f} ms")
     print(f"  call put to the hook median {cost['hooked_ms']:6.2f} ms   p90 {cost['hooked_p90_ms']:6.2f} ms")
-    print(f"  our CPU per call: +{cost['added_cpu_ms']:.3f} ms through RunHooks (mean)")
+    print(f"  our CPU per call: {cost['added_cpu_ms']:+.3f} ms through RunHooks (mean)")
     print(
-        f"pre_tool_use hook: +{cost['added_ms']:.2f} ms over the hook's own process "
+        f"pre_tool_use hook: {cost['added_ms']:+.2f} ms over the hook's own process "
         f"(goal ≤ +{GOAL_MS:g} ms) (load {load})"
     )
 

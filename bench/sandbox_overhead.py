@@ -182,7 +182,7 @@ def main() -> None:
         for label, ms in parts["steps"]:
             print(f"  {label:<48} {ms:6.2f} ms  step {ms - previous:+5.2f}")
             previous = ms
-    print(f"sandboxed read: +{cost['added_ms']:.2f} ms over unsandboxed (goal ≤ +{GOAL_MS:g} ms) (load {load})")
+    print(f"sandboxed read: {cost['added_ms']:+.2f} ms over unsandboxed (goal ≤ +{GOAL_MS:g} ms) (load {load})")
 
 
 if __name__ == "__main__":
