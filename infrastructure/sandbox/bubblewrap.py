@@ -15,7 +15,10 @@ operating system), with the workspace writable except its ``protected`` paths (`
 ``.quorum``, ``quorum.toml``), which stay read-only.
 
 Files in ``/etc`` that are not world-readable (``/etc/shadow``…) are masked: when Quorum runs as
-root, the sandbox user maps to root outside, so file permissions alone would not hide them.
+root, the sandbox user maps to root outside, so file permissions alone would not hide them. As
+another user, only those that user can read are masked (its group's, its ACLs'): the sandbox user
+is that user without any capability, so the kernel refuses the others inside as it does outside,
+and each mask is a mount that costs every call about 0.25 ms (decision 273).
 """
 
 from __future__ import annotations
@@ -121,11 +124,28 @@ def _masks() -> tuple[str, ...]:
     """Arguments hiding what in ``/etc`` is not world-readable (computed once per process)."""
     args: list[str] = []
     for path in _unreadable("/etc"):
+        if not _readable_here(path):
+            continue
         if path.is_dir():
             args += ["--tmpfs", str(path)]
         else:
             args += ["--ro-bind", "/dev/null", str(path)]
     return tuple(args)
+
+
+def _readable_here(path: Path) -> bool:
+    """Whether the sandbox's user could read ``path`` (or, a directory, list or enter it).
+
+    True for root, and whenever the real and effective ids differ. Otherwise the sandbox's user is
+    this process's real user and groups with no capability (a user namespace maps only that user
+    and bwrap drops every capability; without one, ``--cap-drop ALL``), which is what ``access(2)``
+    checks: the real ids, and no capability for a user other than root.
+    """
+    if os.getuid() == 0 or os.getuid() != os.geteuid() or os.getgid() != os.getegid():
+        return True
+    if path.is_dir():
+        return os.access(path, os.R_OK) or os.access(path, os.X_OK)
+    return os.access(path, os.R_OK)
 
 
 def _unreadable(root: str) -> Sequence[Path]:
