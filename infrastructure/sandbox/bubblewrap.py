@@ -121,7 +121,7 @@ def _system_mounts() -> tuple[str, ...]:
 
 @cache
 def _masks() -> tuple[str, ...]:
-    """Arguments hiding what in ``/etc`` is not world-readable (computed once per process)."""
+    """Arguments hiding what in ``/etc`` is not world-readable but the sandbox's user could read (once per process)."""
     args: list[str] = []
     for path in _unreadable("/etc"):
         if not _readable_here(path):
