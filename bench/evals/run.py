@@ -1,6 +1,6 @@
 """Run the eval's tasks with the real local model, in each tools profile; report what passed and what it cost.
 
-    python bench/evals/run.py [--profile full|lean|both] [--template tests|continue] [--only NAME ...] [--json]
+    python bench/evals/run.py [--profile full|lean|both] [--template tests|continue|ask] [--only NAME ...] [--json]
                               [--keep DIR] [--baseline PYTHON]
 
 Starts the real-model server of the test suite (Qwen2.5-Coder-1.5B on llama.cpp's server:
@@ -11,7 +11,9 @@ outside it. A task passes when its hidden check holds. Per task: passed, model c
 tokens, seconds; per profile: the sums, and tokens per passed task. ``--keep DIR`` keeps each task's
 workspace and its events (``PROFILE-TASK.jsonl``) there to see what the model did. ``--template
 continue`` serves the model with ``qwen25-mdjson-continue.jinja`` (after each result: the next call
-while the task needs one, the answer once done) instead of the tests' template. ``--baseline
+while the task needs one, the answer once done) instead of the tests' template; ``--template ask``
+with ``qwen25-mdjson-ask.jinja`` (after each result: the task restated, and "if it is done now, the
+answer; if not, only the next call"). ``--baseline
 PYTHON`` also runs every task with the Quorum that interpreter imports (an older checkout's
 virtualenv, e.g. the commit before issue 34), with no ``tools_profile`` key (it predates profiles),
 reported as profile ``base``: the same tasks, server and template, before and after.
@@ -35,7 +37,11 @@ sys.path.insert(0, str(ROOT))
 from bench.evals.tasks import TASKS, Task  # noqa: E402
 from tests.support.real_model import MODEL_NAME, TEMPLATE, start_server  # noqa: E402
 
-TEMPLATES = {"tests": TEMPLATE, "continue": TEMPLATE.with_name("qwen25-mdjson-continue.jinja")}
+TEMPLATES = {
+    "tests": TEMPLATE,
+    "continue": TEMPLATE.with_name("qwen25-mdjson-continue.jinja"),
+    "ask": TEMPLATE.with_name("qwen25-mdjson-ask.jinja"),
+}
 
 RUN_TIMEOUT = 1800  # seconds; a loaded 2-core machine serves 1-3 tokens a second
 MAX_TOOL_TURNS = 8
