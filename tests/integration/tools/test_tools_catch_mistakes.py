@@ -41,6 +41,25 @@ async def test_a_no_op_edit_is_refused_and_the_file_untouched(source: BuiltinToo
     assert (workspace / "README.md").read_bytes() == before
 
 
+async def test_an_ambiguous_edit_says_where_the_text_occurs_and_what_to_do(
+    source: BuiltinToolSource, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("from mathx import calc\n\n\ndef area(w, h):\n    return calc(w, h)\n")
+    result = await run(source, "edit_file", path="app.py", old_text="calc", new_text="compute")
+    assert result.is_error and "occurs 2 times in 'app.py', at lines 1 and 5" in result.output
+    assert "its own edit_file call" in result.output
+    assert "calc" in (workspace / "app.py").read_text()
+
+
+async def test_an_edit_of_text_not_in_the_file_says_how_to_add_lines(
+    source: BuiltinToolSource, workspace: Path
+) -> None:
+    (workspace / "geometry.py").write_text("def hypot(a, b):\n    return math.sqrt(a * a + b * b)\n")
+    result = await run(source, "edit_file", path="geometry.py", old_text="import math", new_text="import math\n")
+    assert result.is_error and "was not found in 'geometry.py'" in result.output
+    assert "put an existing line in old_text" in result.output
+
+
 async def test_an_edit_shows_the_edited_lines_numbered_with_context(source: BuiltinToolSource, workspace: Path) -> None:
     (workspace / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 11)))
     result = await run(source, "edit_file", path="long.txt", old_text="line 5\n", new_text="five\nFIVE\n")
