@@ -35,6 +35,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.figure import Figure  # noqa: E402
 from bench.raw_http import RawClient  # noqa: E402
 from tests.support.net import free_port, wait_listening  # noqa: E402
 
@@ -150,12 +151,9 @@ class Server:
         self.process.wait(60)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--concurrent", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+def served_vs_library(runs: int, concurrent: int, rounds: int, memory: bool = True) -> dict[str, float]:
+    """Sequential seconds and concurrent runs/s of the library and the server (and KiB per open stream)."""
+    args = argparse.Namespace(runs=runs, concurrent=concurrent, rounds=rounds)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         workspace = root / "ws"
@@ -163,14 +161,49 @@ def main() -> None:
         (workspace / "s.json").write_text(json.dumps(SCRIPT))
         (workspace / "w.json").write_text(json.dumps(WAIT))
         env = _env(root)
-        os.environ.update({k: env[k] for k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")})
-        model = f"scripted:{workspace / 's.json'}"
-        with Server(workspace, env) as server:
-            got = asyncio.run(measure(workspace, model, server.port, server.token, args))
-        with Server(workspace, env) as server:  # a fresh process: RSS not inflated by the runs above
-            per_stream = asyncio.run(
-                stream_memory(server.port, server.token, "scripted:w.json", server.process.pid, args.concurrent)
-            )
+        saved = {k: os.environ.get(k) for k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")}
+        os.environ.update({k: env[k] for k in saved})
+        try:
+            model = f"scripted:{workspace / 's.json'}"
+            with Server(workspace, env) as server:
+                got = asyncio.run(measure(workspace, model, server.port, server.token, args))
+            if memory:
+                with Server(workspace, env) as server:  # a fresh process: RSS not inflated by the runs above
+                    got["per_stream"] = asyncio.run(
+                        stream_memory(server.port, server.token, "scripted:w.json", server.process.pid, concurrent)
+                    )
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+    return got
+
+
+def figure(quick: bool = False) -> Figure:
+    """Issue 38's figure: 200 concurrent runs served over HTTP + SSE against the library (keep ≥ 0.5×)."""
+    got = served_vs_library(runs=5, concurrent=200, rounds=2 if quick else 5, memory=False)
+    ratio = got["http_rate"] / got["lib_rate"]
+    return Figure(
+        name="served runs / library runs, 200 concurrent",
+        command="python bench/serve_overhead.py",
+        measured=f"{got['http_rate']:.0f} runs/s",
+        floor=f"{got['lib_rate']:.0f} runs/s",
+        shown=f"{ratio:.2f}×",
+        goal="≥ 0.5×",
+        met=ratio >= 0.5,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--concurrent", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    got = served_vs_library(args.runs, args.concurrent, args.rounds)
+    per_stream = got["per_stream"]
     lib, http = got["lib"] * 1000, got["http"] * 1000
     print(f"per run, median of {args.runs}: library {lib:.1f} ms, HTTP+SSE {http:.1f} ms (+{http - lib:.1f} ms)")
     print(
