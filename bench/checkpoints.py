@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.figure import Figure, load
+from bench.figure import load
 from quorum.infrastructure.checkpoints.store import FileCheckpointStore
 
 
@@ -93,21 +93,6 @@ def measure(files: int, mib: int, batches: int, changed: int) -> dict[str, float
         "index": index,
         "store": stored,
     }
-
-
-def figure(quick: bool = False) -> Figure:
-    """Issue 38's figure: a checkpoint after a batch changing 3 files of 10,000 (goal ≤ 100 ms)."""
-    got = measure(2_000 if quick else 10_000, 40 if quick else 200, 11 if quick else 21, 3)
-    median = got["median"] * 1000
-    return Figure(
-        name=f"checkpoint after a batch changing 3 of {2_000 if quick else 10_000:,} files",
-        command="python bench/checkpoints.py",
-        measured=f"{median:.1f} ms",
-        floor="no checkpoint",
-        shown=f"{median:.1f} ms a batch",
-        goal="≤ 100 ms",
-        met=median <= 100,
-    )
 
 
 def main() -> None:

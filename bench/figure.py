@@ -1,8 +1,7 @@
 """One of issue 38's figures: a measurement against its floor, the goal, and whether it is met.
 
-Each benchmark that ``bench/floors.py`` gathers exposes a function returning a ``Figure`` (its own
-``main`` prints more); ``floors.py`` calls them one after another in one process and prints the table
-``docs/development.md`` quotes.
+``bench/floors.py`` makes one from each benchmark's measuring function, one after another in one
+process, and prints the table ``docs/development.md`` quotes.
 """
 
 from __future__ import annotations

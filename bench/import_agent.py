@@ -20,11 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.figure import Figure
 
 COMMANDS = {
     "python -c pass": "pass",
@@ -58,23 +53,6 @@ def loaded_by_agent() -> str:
     with tempfile.TemporaryDirectory() as away:
         out = subprocess.run([sys.executable, "-c", probe], cwd=away, check=True, capture_output=True, text=True)
     return out.stdout.strip()
-
-
-def figure(quick: bool = False) -> Figure:
-    """Issue 38's figure: ``from quorum import Agent`` over ``import openai``, each above ``python -c pass``."""
-    times = medians(5 if quick else 21)
-    floor = times["python -c pass"]
-    agent, openai = times['python -c "from quorum import Agent"'] - floor, times['python -c "import openai"'] - floor
-    ratio = agent / openai if openai > 0 else float("nan")
-    return Figure(
-        name="`from quorum import Agent` / `import openai`",
-        command="python bench/import_agent.py",
-        measured=f"+{agent:.0f} ms",
-        floor=f"+{openai:.0f} ms",
-        shown=f"{ratio:.3f}×",
-        goal="≤ 0.3×",
-        met=ratio <= 0.3,
-    )
 
 
 def main() -> None:

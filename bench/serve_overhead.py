@@ -35,7 +35,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.figure import Figure  # noqa: E402
 from bench.raw_http import RawClient  # noqa: E402
 from tests.support.net import free_port, wait_listening  # noqa: E402
 
@@ -179,21 +178,6 @@ def served_vs_library(runs: int, concurrent: int, rounds: int, memory: bool = Tr
                 else:
                     os.environ[name] = value
     return got
-
-
-def figure(quick: bool = False) -> Figure:
-    """Issue 38's figure: 200 concurrent runs served over HTTP + SSE against the library (keep ≥ 0.5×)."""
-    got = served_vs_library(runs=5, concurrent=200, rounds=2 if quick else 5, memory=False)
-    ratio = got["http_rate"] / got["lib_rate"]
-    return Figure(
-        name="served runs / library runs, 200 concurrent",
-        command="python bench/serve_overhead.py",
-        measured=f"{got['http_rate']:.0f} runs/s",
-        floor=f"{got['lib_rate']:.0f} runs/s",
-        shown=f"{ratio:.2f}×",
-        goal="≥ 0.5×",
-        met=ratio >= 0.5,
-    )
 
 
 def main() -> None:
