@@ -16,10 +16,14 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.figure import load
 from quorum.infrastructure.checkpoints.store import FileCheckpointStore
 
 
@@ -41,39 +45,36 @@ def store_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in (root / "blobs").rglob("*") if p.is_file())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--files", type=int, default=10_000)
-    parser.add_argument("--mib", type=int, default=200)
-    parser.add_argument("--batches", type=int, default=21)
-    parser.add_argument("--changed", type=int, default=3)
-    args = parser.parse_args()
+def measure(files: int, mib: int, batches: int, changed: int) -> dict[str, float]:
+    """Record a ``files``-file workspace, then ``batches`` batches each rewriting ``changed`` files; the times.
+
+    Keys: ``first`` (s, the first recording), ``median``/``p90`` (s, a batch's checkpoint), ``cold``
+    (s, a new process's first checkpoint), ``growth`` (bytes a batch adds to the store, median),
+    ``changed`` (bytes changed a batch), ``index`` (bytes of the index databases), ``store`` (bytes
+    after the first recording).
+    """
     with tempfile.TemporaryDirectory() as temporary:
         base = Path(temporary)
         workspace, root = base / "ws", base / "store"
         workspace.mkdir()
-        paths = build(workspace, args.files, args.mib * 1024 * 1024)
+        paths = build(workspace, files, mib * 1024 * 1024)
         store = FileCheckpointStore(root, workspace)
         started = time.perf_counter()
         store.baseline("bench")
-        first = time.perf_counter() - started
-        print(
-            f"workspace: {args.files} files, {args.mib} MiB; first recording {first:.2f} s, "
-            f"store {store_bytes(root) / 2**20:.1f} MiB"
-        )
+        first, stored = time.perf_counter() - started, store_bytes(root)
         rng = random.Random(7)
-        times, growth, changed = [], [], 0
-        for batch in range(args.batches):
+        times, growth, written = [], [], 0
+        for batch in range(batches):
             before = store_bytes(root)
-            for path in rng.sample(paths, args.changed):
+            for path in rng.sample(paths, changed):
                 size = path.stat().st_size
                 path.write_bytes(os.urandom(size // 2).hex().encode()[:size])
-                changed += size
+                written += size
             started = time.perf_counter()
             checkpoint = store.record("bench", [f"c{batch}"])
             times.append(time.perf_counter() - started)
             growth.append(store_bytes(root) - before)
-            assert len(checkpoint.changes) == args.changed, checkpoint.changes
+            assert len(checkpoint.changes) == changed, checkpoint.changes
         fresh = FileCheckpointStore(root, workspace)  # a new process: the index comes from disk
         started = time.perf_counter()
         fresh.record("bench", ["fresh"])
@@ -81,16 +82,40 @@ def main() -> None:
         store.close()
         fresh.close()
         index = sum(p.stat().st_size for p in (root / "workspaces").rglob("index.db*"))
-        times.sort()
-        print(
-            f"checkpoint after a batch changing {args.changed} files: median {statistics.median(times) * 1000:.1f} ms, "
-            f"p90 {times[int(len(times) * 0.9)] * 1000:.1f} ms (first in a new process {cold * 1000:.1f} ms)"
-        )
-        print(
-            f"store growth per batch: median {statistics.median(growth) / 1024:.1f} KiB "
-            f"of content for {changed / args.batches / 1024:.1f} KiB changed; "
-            f"the index database {index / 2**20:.1f} MiB in all"
-        )
+    times.sort()
+    return {
+        "first": first,
+        "median": statistics.median(times),
+        "p90": times[int(len(times) * 0.9)],
+        "cold": cold,
+        "growth": statistics.median(growth),
+        "changed": written / batches,
+        "index": index,
+        "store": stored,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--mib", type=int, default=200)
+    parser.add_argument("--batches", type=int, default=21)
+    parser.add_argument("--changed", type=int, default=3)
+    args = parser.parse_args()
+    got = measure(args.files, args.mib, args.batches, args.changed)
+    print(
+        f"workspace: {args.files} files, {args.mib} MiB; first recording {got['first']:.2f} s, "
+        f"store {got['store'] / 2**20:.1f} MiB ({load()})"
+    )
+    print(
+        f"checkpoint after a batch changing {args.changed} files: median {got['median'] * 1000:.1f} ms, "
+        f"p90 {got['p90'] * 1000:.1f} ms (first in a new process {got['cold'] * 1000:.1f} ms)"
+    )
+    print(
+        f"store growth per batch: median {got['growth'] / 1024:.1f} KiB "
+        f"of content for {got['changed'] / 1024:.1f} KiB changed; "
+        f"the index database {got['index'] / 2**20:.1f} MiB in all"
+    )
 
 
 if __name__ == "__main__":

@@ -150,12 +150,9 @@ class Server:
         self.process.wait(60)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--concurrent", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+def served_vs_library(runs: int, concurrent: int, rounds: int, memory: bool = True) -> dict[str, float]:
+    """Sequential seconds and concurrent runs/s of the library and the server (and KiB per open stream)."""
+    args = argparse.Namespace(runs=runs, concurrent=concurrent, rounds=rounds)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         workspace = root / "ws"
@@ -163,14 +160,34 @@ def main() -> None:
         (workspace / "s.json").write_text(json.dumps(SCRIPT))
         (workspace / "w.json").write_text(json.dumps(WAIT))
         env = _env(root)
-        os.environ.update({k: env[k] for k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")})
-        model = f"scripted:{workspace / 's.json'}"
-        with Server(workspace, env) as server:
-            got = asyncio.run(measure(workspace, model, server.port, server.token, args))
-        with Server(workspace, env) as server:  # a fresh process: RSS not inflated by the runs above
-            per_stream = asyncio.run(
-                stream_memory(server.port, server.token, "scripted:w.json", server.process.pid, args.concurrent)
-            )
+        saved = {k: os.environ.get(k) for k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")}
+        os.environ.update({k: env[k] for k in saved})
+        try:
+            model = f"scripted:{workspace / 's.json'}"
+            with Server(workspace, env) as server:
+                got = asyncio.run(measure(workspace, model, server.port, server.token, args))
+            if memory:
+                with Server(workspace, env) as server:  # a fresh process: RSS not inflated by the runs above
+                    got["per_stream"] = asyncio.run(
+                        stream_memory(server.port, server.token, "scripted:w.json", server.process.pid, concurrent)
+                    )
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+    return got
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--concurrent", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    got = served_vs_library(args.runs, args.concurrent, args.rounds)
+    per_stream = got["per_stream"]
     lib, http = got["lib"] * 1000, got["http"] * 1000
     print(f"per run, median of {args.runs}: library {lib:.1f} ms, HTTP+SSE {http:.1f} ms (+{http - lib:.1f} ms)")
     print(
