@@ -30,6 +30,7 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,6 +71,14 @@ def _load() -> str:
 
 
 FLOOR_WORKFLOW = "bench.floor"
+ROUNDS = 5
+"""Alternating rounds of one Quorum run and one floor run."""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @activity.defn(name="bench.noop")
@@ -91,18 +100,19 @@ class FloorWorkflow:
         return turns
 
 
-async def floor_per_turn(client: Any, turns: int) -> float:
-    """Seconds per turn of one bare ``turns``-turn workflow (two no-op activities a turn), best of 3."""
+def floor_worker(client: Any) -> tuple[Any, str]:
+    """A worker of the bare workflow on a task queue of its own (an async context manager), and its queue."""
     from temporalio.worker import Worker
 
     queue = f"floor-{uuid.uuid4().hex[:6]}"
-    timings = []
-    async with Worker(client, task_queue=queue, workflows=[FloorWorkflow], activities=[_noop]):
-        for _ in range(4):  # the first warms the worker
-            started = time.perf_counter()
-            await client.execute_workflow(FLOOR_WORKFLOW, turns, id=f"floor-{uuid.uuid4().hex}", task_queue=queue)
-            timings.append(time.perf_counter() - started)
-    return min(timings[1:]) / turns
+    return Worker(client, task_queue=queue, workflows=[FloorWorkflow], activities=[_noop]), queue
+
+
+async def floor_run(client: Any, queue: str, turns: int) -> float:
+    """Seconds of one bare ``turns``-turn workflow (two no-op activities a turn)."""
+    started = time.perf_counter()
+    await client.execute_workflow(FLOOR_WORKFLOW, turns, id=f"floor-{uuid.uuid4().hex}", task_queue=queue)
+    return time.perf_counter() - started
 
 
 class Bench:
@@ -115,6 +125,7 @@ class Bench:
         (self.ws / "s.json").write_text(json.dumps(_script(turns)))
         self.config = self.ws / "quorum.toml"
         self.queue = f"bench-{uuid.uuid4().hex[:6]}"
+        self.server_pid = 0
         self.config.write_text(
             f'[engine]\naddress = "{address}"\ntask_queue = "{self.queue}"\n[agent]\nmax_tool_turns = {turns + 5}\n'
         )
@@ -202,18 +213,21 @@ async def in_process(bench: Bench, output_kb: int | None) -> dict[str, float]:
     container = bench.container()
     client = await connect(container.settings().section(EngineSettings))
     activities = QuorumActivities(lambda ws: worker_parts(bench.config, ws))
-    async with build_worker(client, bench.queue, activities, concurrency=16):
+    floor_host, floor_queue = floor_worker(client)
+    async with build_worker(client, bench.queue, activities, concurrency=16), floor_host:
         await temporal_runs(client, bench, 1)  # warm: the worker composes the workspace once
+        await floor_run(client, floor_queue, 2)
         await local_run(bench)
         local = min([await local_run(bench) for _ in range(3)])
-        timings = []
-        for _ in range(3):
+        timings, floors = [], []
+        for _ in range(ROUNDS):  # alternating, so both see the same load
             elapsed, handles = await temporal_runs(client, bench, 1)
             timings.append(elapsed)
-        on_temporal = min(timings)
+            floors.append(await floor_run(client, floor_queue, bench.turns))
+        on_temporal = statistics.median(timings)
         size, events, activity_count = await history_of(handles[0])
         per_turn = (on_temporal - local) / bench.turns * 1000
-        floor = await floor_per_turn(client, bench.turns) * 1000
+        floor = statistics.median(floors) / bench.turns * 1000
         figures = {
             "local_ms_per_turn": local / bench.turns * 1000,
             "temporal_ms_per_turn": on_temporal / bench.turns * 1000,
@@ -222,8 +236,10 @@ async def in_process(bench: Bench, output_kb: int | None) -> dict[str, float]:
             "history_events": events,
             "activities": activity_count,
         }
-        print(f"one {bench.turns}-turn run (1 low-risk call per turn, best of 3; {_load()}):")
-        print(f"  local     {local * 1000:8.1f} ms  ({local / bench.turns * 1000:.2f} ms/turn)")
+        print(
+            f"one {bench.turns}-turn run (1 low-risk call per turn; medians of {ROUNDS} alternating rounds; {_load()}):"
+        )
+        print(f"  local     {local * 1000:8.1f} ms  ({local / bench.turns * 1000:.2f} ms/turn, best of 3)")
         print(f"  temporal  {on_temporal * 1000:8.1f} ms  ({on_temporal / bench.turns * 1000:.2f} ms/turn)")
         print(
             f"  overhead  {per_turn:8.1f} ms/turn, {(on_temporal - local) / activity_count * 1000:.1f} ms per activity"
@@ -276,7 +292,8 @@ def stop(process: subprocess.Popen[str]) -> None:
         process.wait()
 
 
-async def throughput(bench: Bench, runs: int, workers: int, concurrency: int) -> float:
+async def throughput(bench: Bench, runs: int, workers: int, concurrency: int) -> tuple[float, float, float]:
+    """(runs/s, workers' CPU ms per turn, the dev server's CPU ms per turn) of ``runs`` concurrent runs."""
     from quorum.infrastructure.engines.settings import EngineSettings
     from quorum.infrastructure.engines.temporal.client import connect
 
@@ -284,11 +301,15 @@ async def throughput(bench: Bench, runs: int, workers: int, concurrency: int) ->
     processes = [start_worker(bench, concurrency) for _ in range(workers)]
     try:
         await temporal_runs(client, bench, workers * 2)  # warm every worker
+        before = [cpu_seconds(p.pid) for p in processes], cpu_seconds(bench.server_pid)
         elapsed, _ = await temporal_runs(client, bench, runs)
+        after = [cpu_seconds(p.pid) for p in processes], cpu_seconds(bench.server_pid)
     finally:
         for process in processes:
             stop(process)
-    return runs / elapsed
+    turns = runs * bench.turns
+    on_workers = (sum(after[0]) - sum(before[0])) / turns * 1000
+    return runs / elapsed, on_workers, (after[1] - before[1]) / turns * 1000
 
 
 @contextmanager
@@ -315,8 +336,8 @@ def _isolated(root: Path) -> Any:
 
 
 @asynccontextmanager
-async def dev_server(root: Path) -> AsyncIterator[str]:
-    """A Temporal dev server (the ``temporal`` binary, SQLite in ``root``) on a free port: its address."""
+async def dev_server(root: Path) -> AsyncIterator[tuple[str, int]]:
+    """A Temporal dev server (the ``temporal`` binary, SQLite in ``root``) on a free port: its address and pid."""
     from quorum.cli.commands.dev_server import dev_server_command
 
     port = _free_port()
@@ -335,7 +356,7 @@ async def dev_server(root: Path) -> AsyncIterator[str]:
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.1)
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", server.pid
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=30)
@@ -354,16 +375,28 @@ async def _durable(runs: int, turns: int, workers: int, concurrency: int, output
     root = Path(tempfile.mkdtemp(prefix="quorum-temporal-bench-"))
     try:
         with _isolated(root):
-            async with dev_server(root) as address:
+            async with dev_server(root) as (address, server_pid):
                 bench = Bench(root, address, turns)
+                bench.server_pid = server_pid
                 print(f"machine: {os.cpu_count()} cores; dev server from {BIN}")
                 figures: dict[str, Any] = await in_process(bench, output_kb)
                 print(f"throughput: {runs} concurrent {turns}-turn runs (worker --concurrency {concurrency}):")
                 for count in sorted({1, workers}):
-                    rate = await throughput(bench, runs, count, concurrency)
+                    rate, on_workers, on_server = await throughput(bench, runs, count, concurrency)
                     plural = "s" if count > 1 else " "
-                    print(f"  {count} worker{plural}  {rate:6.2f} runs/s  ({rate * turns:.0f} turns/s; {_load()})")
-                figures.update(runs_per_s=rate, workers=workers, runs=runs, turns=turns, load=_load())
+                    print(
+                        f"  {count} worker{plural}  {rate:6.2f} runs/s  ({rate * turns:.0f} turns/s; CPU per turn:"
+                        f" workers {on_workers:.1f} ms, dev server {on_server:.1f} ms; {_load()})"
+                    )
+                figures.update(
+                    runs_per_s=rate,
+                    workers=workers,
+                    runs=runs,
+                    turns=turns,
+                    load=_load(),
+                    worker_cpu_ms_per_turn=on_workers,
+                    server_cpu_ms_per_turn=on_server,
+                )
                 return figures
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -375,7 +408,9 @@ def durable_throughput(runs: int = 100, turns: int = 20, workers: int = 2, *, co
     Starts its own dev server. Returns ``runs_per_s`` (on ``workers`` workers), ``floor_ms_per_turn``,
     ``overhead_ms_per_turn`` (one run's time per turn on Temporal minus the floor's), the one run's
     ``local_ms_per_turn`` and ``temporal_ms_per_turn``, ``history_events``, ``activities``, ``load``,
-    and the settings. Prints its progress; ``summary(figures)`` is the one-line result.
+    the CPU per turn of the workers and of the dev server during the timed runs
+    (``worker_cpu_ms_per_turn``, ``server_cpu_ms_per_turn``), and the settings. Prints its progress;
+    ``summary(figures)`` is the one-line result.
     """
     return asyncio.run(_durable(runs, turns, workers, concurrency, None))
 
