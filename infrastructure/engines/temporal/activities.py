@@ -183,11 +183,16 @@ class QuorumActivities:
 
     @activity.defn(name="quorum.model")
     async def model(self, request: ModelRequest) -> ModelReply:
-        """One model request: the conversation from the run log, the new response back."""
+        """One model request: the conversation from the run log, the new response back.
+
+        The events the request carries (``record``) are appended first, as ``record`` would.
+        """
         try:
             parts = self._for(request.workspace)
-            recorded = parts.store.load_events(request.run_id)
-            if not recorded or recorded[-1].seq < request.after_seq:
+            if request.record is not None:
+                await self.record(request.record)
+            # only the tail: is the event the request follows there? (the whole log is read below)
+            if not parts.store.load_events(request.run_id, after=request.after_seq - 1):
                 raise ApplicationError(f"the run log of run {request.run_id} is behind the workflow")
             history = parts.store.load_history(request.run_id)
             tools = await self._spec(parts)
@@ -244,7 +249,9 @@ class QuorumActivities:
         parts = self._for(batch.workspace)
         store = parts.store
         try:
-            recorded = store.load_events(batch.run_id)
+            first_seq = batch.events[0].seq
+            # the batch's own events already stored (a repeated batch), not the whole log
+            recorded = store.load_events(batch.run_id, after=first_seq - 1)
             if not recorded and batch.header_task is not None and store.get_run(batch.run_id) is None:
                 first = batch.events[0].event
                 header = RunHeader(
@@ -257,7 +264,7 @@ class QuorumActivities:
                     engine="temporal",
                 )
                 store.start_run(header)
-            last = recorded[-1].seq if recorded else -1
+            last = recorded[-1].seq if recorded else first_seq - 1
             fresh = [e for e in batch.events if e.seq > last]
             if fresh:
                 fresh = [_resolved(e, batch.run_id, parts.payloads) for e in fresh]

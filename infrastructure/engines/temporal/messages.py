@@ -79,6 +79,17 @@ class CallFacts(_Message):
     views: dict[str, ArgumentView] | None = None
 
 
+class RecordBatch(_Message):
+    """Events to append to the run log (``seq`` numbered by the workflow; replays are skipped)."""
+
+    run_id: str
+    workspace: str
+    header_task: str | None = None
+    header_model: str | None = None
+    parent_run_id: str | None = None
+    events: tuple[RecordedEvent, ...]
+
+
 class ModelRequest(_Message):
     """One request to the model; the conversation is read from the run log of ``run_id``.
 
@@ -87,6 +98,8 @@ class ModelRequest(_Message):
         note: user text after the results (the turn-limit note).
         after_seq: the request is made only once the run log holds this event (recorded first).
         reasoning: the turn's reasoning level (``[agent] reasoning``).
+        record: the run's events not yet in the run log; the activity appends them before it
+            reads the conversation (decision 274: no run-log write of its own before a request).
     """
 
     run_id: str
@@ -98,6 +111,7 @@ class ModelRequest(_Message):
     after_seq: int = -1
     trace: dict[str, str] = {}
     reasoning: ReasoningLevel = "off"
+    record: RecordBatch | None = None
 
 
 class ModelReply(_Message):
@@ -128,17 +142,6 @@ class PanelRequest(_Message):
     call: ToolCall
     context: ReviewContext
     trace: dict[str, str] = {}
-
-
-class RecordBatch(_Message):
-    """Events to append to the run log (``seq`` numbered by the workflow; replays are skipped)."""
-
-    run_id: str
-    workspace: str
-    header_task: str | None = None
-    header_model: str | None = None
-    parent_run_id: str | None = None
-    events: tuple[RecordedEvent, ...]
 
 
 class ClaimRequest(_Message):

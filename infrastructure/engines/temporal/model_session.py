@@ -1,7 +1,8 @@
 """The workflow's ``LlmGateway``: each request is one activity reading the conversation from the run log.
 
 The session keeps no conversation: what a turn sends (the task, the results) is in the run log
-through its events, recorded first (``WorkflowRecorder.drain``). The activity returns only the new
+through its events, recorded first (``WorkflowRecorder.drain``), or by the request itself, which
+carries the events not yet recorded (``WorkflowRecorder.take``, decision 274). The activity returns only the new
 response, so the workflow history grows with each response, not with the whole conversation.
 """
 
@@ -89,7 +90,10 @@ class ActivitySession:
 
         Only what the events do not say crosses: the tools offered (by name) and the note.
         """
-        await self._recorder.drain()
+        recorder = self._recorder
+        batch = await recorder.take() if recorder.rides_along else None
+        if not recorder.rides_along:
+            await recorder.drain()
         tools = turn.tools
         request = ModelRequest(
             run_id=self._spec.run_id,
@@ -101,15 +105,22 @@ class ActivitySession:
             reasoning=turn.reasoning,
             after_seq=self._recorder.last_seq,
             trace=self._spec.trace,
+            record=batch,
         )
         try:
             reply = await workflow.execute_activity(
                 "quorum.model", request, result_type=ModelReply, start_to_close_timeout=MODEL, retry_policy=RETRY
             )
-        except ActivityError as error:
+        except BaseException as error:  # failed or cancelled: its events may not be in the log
+            if batch is not None:
+                recorder.back(batch)
+            if not isinstance(error, ActivityError):
+                raise
             raise_if_cancelled(error)
             provider = self._model_id.partition(":")[0]
             raise ProviderError(cause_of(error), provider=provider, unavailable=unavailable_of(error)) from None
+        if batch is not None:
+            recorder.recorded(batch)
         self._facts.update(reply.facts)
         usage = reply.response.usage
         self._prices.known[(self._model_id, usage)] = reply.cost  # the whole usage: cache parts change the price

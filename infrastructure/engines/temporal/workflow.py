@@ -48,6 +48,10 @@ with workflow.unsafe.imports_passed_through():
     from quorum.infrastructure.engines.temporal.recorder import WorkflowRecorder
 
 
+EVENTS_RIDE_ALONG = "model-request-records-events"
+"""The patch of decision 274 (``workflow.patched``): the model activity appends the pending events."""
+
+
 class _CancelAtStart:
     """A run observer that cancels the run's own task at its first event (then passes every event on)."""
 
@@ -92,10 +96,13 @@ class RunWorkflow:
 
     @workflow.run
     async def run(self, spec: RunSpec) -> RunResult:
+        # Runs started before decision 274 keep their run-log writes as they were (their histories
+        # replay); since then a model request carries the events not yet recorded.
+        rides_along = workflow.patched(EVENTS_RIDE_ALONG)
         prepared = await workflow.execute_activity(
             "quorum.prepare", spec, result_type=Prepared, start_to_close_timeout=MODEL, retry_policy=RETRY
         )
-        recorder = self._recorder = WorkflowRecorder(spec)
+        recorder = self._recorder = WorkflowRecorder(spec, rides_along=rides_along)
         facts: dict[str, CallFacts] = {}
         self._prices = ReplyPrices()
         # Responses arrive whole from the activity. No compaction here (yet): the model activity
