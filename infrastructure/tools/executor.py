@@ -118,6 +118,7 @@ class PluginToolExecutor:
     def __init__(self, sources: Sequence[ToolSource], settings: ToolsSettings | None = None) -> None:
         self._sources = list(sources)
         self._optional = {id(source): _Optional.of(source) for source in self._sources}
+        self._offered_names: dict[str, bool] = {}
         self._settings = settings or ToolsSettings()
         self._routes: dict[str, ToolSource] = {}
         self._listed: list[ListedTool] | None = None
@@ -234,9 +235,15 @@ class PluginToolExecutor:
                 self._note(f"tool source {source.name!r} failed to close: {type(result).__name__}: {result}")
 
     def _offered(self, name: str) -> bool:
-        if _matches(name, self._settings.disabled):
-            return False
-        return not self._settings.enabled or _matches(name, self._settings.enabled)
+        """Whether ``[tools]`` offers ``name`` (kept per name: the section does not change, tools are listed often)."""
+        offered = self._offered_names.get(name)
+        if offered is None:
+            settings = self._settings
+            offered = not _matches(name, settings.disabled) and (
+                not settings.enabled or _matches(name, settings.enabled)
+            )
+            self._offered_names[name] = offered
+        return offered
 
     def _with_override(self, definition: ToolDefinition) -> ToolDefinition:
         pattern = _override_pattern(definition.name, self._settings.risk)
