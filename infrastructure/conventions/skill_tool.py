@@ -38,8 +38,6 @@ class SkillToolSource:
     """
 
     name = "skills"
-    lists_at_once = True
-    """Its listing never waits (the executor lists it without a task)."""
 
     def __init__(self, skills: Skills, workspace: Path) -> None:
         self._skills = skills

@@ -124,8 +124,6 @@ BUILTIN_TOOLS: tuple[ToolDefinition, ...] = (
 class BuiltinToolSource:
     """Implements ``ToolSource`` for the built-in tools.
 
-    ``lists_at_once``: its listing never waits (the executor lists it without a task).
-
     Args:
         workspace: the directory every path is resolved in (see ``Workspace``).
         settings: the ``[tools]`` section; ``output_limit_bytes`` caps each output.
@@ -140,7 +138,6 @@ class BuiltinToolSource:
     """
 
     name = "builtin"
-    lists_at_once = True
 
     def __init__(
         self,

@@ -77,8 +77,6 @@ class _Optional:
 
     notes: bool
     problems: bool
-    at_once: bool
-    """The source says it lists without waiting (``lists_at_once``): it is listed in turn, not in a task."""
     withheld: bool
     origins: bool
     precheck: bool
@@ -87,7 +85,6 @@ class _Optional:
     def of(cls, source: ToolSource) -> _Optional:
         return cls(
             notes=isinstance(source, ToolSourceNotes),
-            at_once=getattr(type(source), "lists_at_once", False) is True,
             problems=isinstance(source, ToolSourceProblems),
             withheld=isinstance(source, ToolSourceWithheld),
             origins=isinstance(source, ToolSourceOrigins),
@@ -136,7 +133,7 @@ class PluginToolExecutor:
     async def listed_tools(self) -> list[ListedTool]:
         """Every offered tool with its source, for listings. Lists each source again (sources cache)."""
         async with self._lock:
-            results = await self._list_sources()
+            results = await asyncio.gather(*(self._list_source(s) for s in self._sources), return_exceptions=False)
             listed: list[ListedTool] = []
             routes: dict[str, ToolSource] = {}
             withheld: dict[str, str] = {}
@@ -165,28 +162,6 @@ class PluginToolExecutor:
             self._listed = listed
             self._withheld = {name: why for name, why in withheld.items() if name not in routes}
             return list(listed)
-
-    async def _list_sources(self) -> list[Sequence[ToolDefinition]]:
-        """Each source's tools, in source order: the others (MCP servers, plugins) concurrently.
-
-        A source that lists without waiting (``lists_at_once``: the built-in tools, ``@tool``
-        functions, ``load_skill``) is listed in turn: a task each, for every listing of every
-        run, cost more than their listing. One source left is awaited without a task either.
-        """
-        results: list[Sequence[ToolDefinition] | None] = [None] * len(self._sources)
-        waiting: list[int] = []
-        for index, source in enumerate(self._sources):
-            if self._optional[id(source)].at_once:
-                results[index] = await self._list_source(source)
-            else:
-                waiting.append(index)
-        if len(waiting) == 1:
-            results[waiting[0]] = await self._list_source(self._sources[waiting[0]])
-        elif waiting:
-            listed = await asyncio.gather(*(self._list_source(self._sources[i]) for i in waiting))
-            for index, definitions in zip(waiting, listed, strict=True):
-                results[index] = definitions
-        return [definitions or () for definitions in results]
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         pattern = _override_pattern(call.name, self._settings.risk)

@@ -23,8 +23,6 @@ class FunctionToolSource:
     """
 
     name = "functions"
-    lists_at_once = True
-    """Its listing never waits (the executor lists it without a task)."""
 
     def __init__(self, functions: Mapping[str, FunctionTool], *, workspace: Path | None = None) -> None:
         self._functions = dict(functions)
