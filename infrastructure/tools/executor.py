@@ -15,6 +15,7 @@ import asyncio
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from quorum.application import model_wording as say
 from quorum.application.ports.tool_executor import CallPrecheck
@@ -97,7 +98,7 @@ def _withheld_by(source: ToolSource, implements: bool) -> Mapping[str, str]:
     if not implements:
         return {}
     try:
-        return dict(source.withheld_tools())  # type: ignore[attr-defined]
+        return dict(cast("ToolSourceWithheld", source).withheld_tools())
     except Exception:  # a plugin's bug: its tools are then only "unknown"
         return {}
 
@@ -187,7 +188,7 @@ class PluginToolExecutor:
         if source is None or not self._optional[id(source)].precheck:
             return None
         try:
-            return source.precheck(call)  # type: ignore[attr-defined]
+            return cast("CallPrecheck", source).precheck(call)
         except Exception:  # a source's bug: the call goes on to review and the source's own checks
             return None
 
@@ -222,7 +223,7 @@ class PluginToolExecutor:
             if not self._optional[id(source)].notes:
                 continue
             try:
-                notes.extend(str(note) for note in await source.prompt_notes())
+                notes.extend(str(note) for note in await cast("ToolSourceNotes", source).prompt_notes())
             except Exception as error:
                 self._note(f"tool source {source.name!r} gave no notes: {type(error).__name__}: {error}")
         return notes
@@ -260,7 +261,7 @@ class PluginToolExecutor:
             self._note(f"tool source {source.name!r} is unavailable: {error}")
             return []
         if self._optional[id(source)].problems:
-            for message in source.problems:  # type: ignore[attr-defined]
+            for message in cast("ToolSourceProblems", source).problems:
                 self._note(message)
         return definitions
 
@@ -272,7 +273,7 @@ class PluginToolExecutor:
 def _origin(source: ToolSource, tool_name: str, implements: bool) -> str:
     if implements:
         try:
-            return str(source.origin(tool_name))  # type: ignore[attr-defined]
+            return str(cast("ToolSourceOrigins", source).origin(tool_name))
         except Exception:
             return source.name
     return source.name
