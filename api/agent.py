@@ -371,7 +371,9 @@ class Agent:
             result = await RunService(runtime).run(order)
         except NoModelChosen:  # the command line's advice names flags a script has no way to pass
             raise UsageError(advice(__getattr__("IN_PYTHON"))) from None
-        fields = result.model_dump() if schema is None else with_answer(result.model_dump(), parse)
+        # Without a schema the loop's fields are taken as they are (validated models already):
+        # dumping them to dicts to validate them again cost more than the rest of building the result.
+        fields = dict(result) if schema is None else with_answer(result.model_dump(), parse)
         return RunResult(**fields, events=tuple(events))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 
 from quorum.application.ports.checkpoints import CheckpointStore
-from quorum.application.ports.tool_executor import CallPrecheck, ToolExecutor
+from quorum.application.ports.tool_executor import ToolExecutor, precheck_of
 from quorum.application.run_context import current_run_id, emit_run_event
 from quorum.domain.checkpoints import Checkpoint
 from quorum.domain.events import CheckpointEvent
@@ -47,7 +47,7 @@ class CheckpointingExecutor:
         self._inner = inner
         self._store = store
         self._started: set[str] = set()
-        self.precheck = inner.precheck if isinstance(inner, CallPrecheck) else _no_precheck
+        self.precheck = precheck_of(inner) or _no_precheck
 
     @property
     def inner(self) -> ToolExecutor:

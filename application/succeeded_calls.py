@@ -34,21 +34,18 @@ class SucceededCalls:
         if pending is not None:
             turn = [Message(role="assistant", content=pending.calls), Message(role="user", content=pending.results)]
             history = [*history, *turn]
-        failed = {
-            block.call_id
-            for message in history
-            for block in message.content
-            if isinstance(block, ToolResult) and block.is_error
-        }
-        answered = {block.call_id for message in history for block in message.content if isinstance(block, ToolResult)}
-        return cls(
-            [
-                block
-                for message in history
-                for block in message.content
-                if isinstance(block, ToolCall) and block.native_id in answered and block.native_id not in failed
-            ]
-        )
+        calls: list[ToolCall] = []
+        answered: set[str] = set()
+        failed: set[str] = set()
+        for message in history:  # one walk: a continued conversation's history can be long
+            for block in message.content:
+                if isinstance(block, ToolCall):
+                    calls.append(block)
+                elif isinstance(block, ToolResult):
+                    answered.add(block.call_id)
+                    if block.is_error:
+                        failed.add(block.call_id)
+        return cls([call for call in calls if call.native_id in answered and call.native_id not in failed])
 
     def add(self, call: ToolCall) -> None:
         """``call`` succeeded."""

@@ -15,7 +15,7 @@ from quorum.application.hooks import HookVerdict, RunHooks
 from quorum.application.loop_guard import RepeatGuard
 from quorum.application.ports.observer import RunObserver
 from quorum.application.ports.reviewer import CallReviewer, ReviewContext
-from quorum.application.ports.tool_executor import CallPrecheck, ToolExecutor
+from quorum.application.ports.tool_executor import ToolExecutor, precheck_of
 from quorum.application.review_gate import rule_decision, screen_call
 from quorum.application.run_context import CallActivity, current_call
 from quorum.application.succeeded_calls import note_success, succeeded_calls
@@ -273,8 +273,8 @@ class ToolBatch:
         self._guard = guard
         self._shown = shown if shown is not None else schemas
         self._hooks = hooks
-        # Checked once: isinstance against a runtime-checkable protocol costs tens of µs a call.
-        self._prechecks = executor.precheck if isinstance(executor, CallPrecheck) else None
+        # Checked once, without isinstance: against a runtime-checkable protocol it costs tens of µs.
+        self._prechecks = precheck_of(executor)
 
     @property
     def tools(self) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ bare client sends byte for byte what ``Agent`` sends.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import sys
@@ -126,8 +127,16 @@ def make_agent(url: str, *, tools: bool, stream: bool, run_log: Path | bool = Fa
     )
 
 
+def cache_key_of(task: str) -> str:
+    """The ``prompt_cache_key`` a conversation starting with ``task`` is sent with (one per run, decision 210).
+
+    What ``Agent`` sends by default (``cache = "auto"``): a digest of the first user text.
+    """
+    return "quorum-" + hashlib.sha256(task.encode()).hexdigest()[:24]
+
+
 class Bare:
-    """The same runs, written against the openai SDK directly."""
+    """The same runs, written against the openai SDK directly (with the same prompt cache key)."""
 
     def __init__(self, url: str) -> None:
         import openai
@@ -135,9 +144,12 @@ class Bare:
         self.client = openai.AsyncOpenAI(base_url=url + "/v1", api_key="x", max_retries=0)
         self.function = make_lookup()[1]
 
-    async def turn(self, messages: list[dict[str, Any]], tools: bool, stream: bool) -> tuple[str, list[Any]]:
+    async def turn(
+        self, messages: list[dict[str, Any]], tools: bool, stream: bool, cache_key: str
+    ) -> tuple[str, list[Any]]:
         """One request: (text, [(id, name, arguments text)])."""
         extra: dict[str, Any] = {"tools": TOOL_WIRE} if tools else {}
+        extra["prompt_cache_key"] = cache_key
         if not stream:
             completion = await self.client.chat.completions.create(model="m", messages=messages, **extra)
             message = completion.choices[0].message
@@ -160,8 +172,9 @@ class Bare:
     async def run(self, task: str, tools: bool, stream: bool) -> str:
         """A run as the agent does it: ask, call the tools the model asks for, ask again, until text."""
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+        cache_key = cache_key_of(task)
         while True:
-            text, calls = await self.turn(messages, tools, stream)
+            text, calls = await self.turn(messages, tools, stream, cache_key)
             if not calls:
                 return text
             results = await asyncio.gather(*(self.function(**json.loads(a)) for _, _, a in calls))

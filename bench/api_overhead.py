@@ -25,15 +25,22 @@ and both clients).
   vs ``python -c pass``.
 
     python bench/api_overhead.py [--turns 300] [--runs 200] [--batch 50] [--repeats 5] [--imports 15]
+    python bench/api_overhead.py --turns-only [--turns 300]     # S1/S2 and the per-turn figure only
 
-Goals: ≤ 0.5 ms CPU overhead per turn; S3 ≥ 25 runs/s with the run log on; ``import quorum``
-≤ 30 ms above ``python -c pass``.
+The last line is issue 38's figure: ``per-turn overhead: +X ms CPU (goal ≤ +0.3 ms)``, the S1
+non-streaming text turn's CPU overhead (one ``Agent.run`` of one turn vs one ``create`` call),
+with the load average. ``per_turn_overhead(turns)`` returns the same figures to another script
+(``bench/floors.py``).
+
+Goals: ≤ +0.3 ms CPU overhead per turn (issue 38); S3 ≥ 25 runs/s with the run log on;
+``import quorum`` ≤ 30 ms above ``python -c pass``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import statistics
 import subprocess
@@ -192,6 +199,93 @@ def import_times(runs: int) -> dict[str, float]:
     return out
 
 
+PER_TURN_GOAL_MS = 0.3
+"""Issue 38's goal for the per-turn CPU overhead over the bare SDK."""
+
+TURN_ROWS = (
+    ("S1 text turn, non-streaming", False, False),
+    ("S1 text turn, streaming", False, True),
+    ("S2 tool run (2 turns), non-stream.", True, False),
+    ("S2 tool run (2 turns), streaming", True, True),
+)
+"""The S1/S2 rows: (label, a tool run, streaming)."""
+
+
+def start_server() -> tuple[subprocess.Popen[str], str]:
+    """The wire server in a child process (its CPU is not this process's), and its URL."""
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert child.stdout is not None
+    return child, child.stdout.readline().strip()
+
+
+def stop_server(child: subprocess.Popen[str]) -> None:
+    if child.stdin is not None:
+        child.stdin.close()
+    child.wait(10)
+
+
+def overhead_ms(m: dict[str, list[float]], kind: str = "cpu", per: int = 1) -> float:
+    """The median of the paired differences (Agent − bare SDK), ms, divided by ``per`` turns."""
+    return ms([a - b for a, b in zip(m[f"ours_{kind}"], m[f"bare_{kind}"], strict=True)]) / per
+
+
+def turn_samples(url: str, turns: int, report: Callable[[str, dict[str, list[float]]], None] | None = None) -> dict:
+    """The S1/S2 paired samples against the server at ``url``, by row label (``report`` is told each row)."""
+    results: dict[str, dict[str, list[float]]] = {}
+    for label, tools, stream in TURN_ROWS:
+        results[label] = asyncio.run(scenario(url, turns, tools, stream))
+        if report is not None:
+            report(label, results[label])
+    return results
+
+
+def turn_figures(results: dict[str, dict[str, list[float]]], turns: int) -> dict[str, Any]:
+    """The per-turn figures of ``turn_samples``' results (ms CPU, medians), the headline first."""
+    text, text_stream, tool, tool_stream = (results[label] for label, _, _ in TURN_ROWS)
+    return {
+        "overhead_ms": overhead_ms(text),
+        "goal_ms": PER_TURN_GOAL_MS,
+        "bare_ms": ms(text["bare_cpu"]),
+        "agent_ms": ms(text["ours_cpu"]),
+        "streaming_overhead_ms": overhead_ms(text_stream),
+        "tool_turn_overhead_ms": overhead_ms(tool, per=2),
+        "tool_turn_streaming_overhead_ms": overhead_ms(tool_stream, per=2),
+        "turns": turns,
+        "load": os.getloadavg(),
+    }
+
+
+def per_turn_overhead(turns: int = 300) -> dict[str, Any]:
+    """Issue 38's per-turn figure: CPU ms per turn of ``Agent.run`` over the bare openai SDK.
+
+    Starts the local wire server in a child process, checks both clients send the same requests,
+    then takes ``turns`` paired samples of each S1/S2 row. ``overhead_ms`` (the headline) is the
+    S1 non-streaming text turn: one ``Agent.run`` of one turn vs one ``create`` call; the others
+    are the streaming turn and a tool run's model turn (its two turns' overhead ÷ 2). ``load``:
+    the load average when measured (the machine may be shared).
+    """
+    asyncio.run(verify())
+    child, url = start_server()
+    try:
+        return turn_figures(turn_samples(url, turns), turns)
+    finally:
+        stop_server(child)
+
+
+def headline(figures: dict[str, Any]) -> str:
+    """The line that states the figure (the last line ``api_overhead.py`` prints)."""
+    load = ", ".join(f"{x:.1f}" for x in figures["load"])
+    return (
+        f"per-turn overhead: {figures['overhead_ms']:+.3f} ms CPU (goal ≤ +{figures['goal_ms']} ms)"
+        f"  [Agent {figures['agent_ms']:.3f} ms vs bare SDK {figures['bare_ms']:.3f} ms a turn; "
+        f"streaming {figures['streaming_overhead_ms']:+.3f}, tool run per model turn "
+        f"{figures['tool_turn_overhead_ms']:+.3f} / streaming {figures['tool_turn_streaming_overhead_ms']:+.3f}; "
+        f"median of {figures['turns']} paired samples; load {load}]"
+    )
+
+
 # --- report ------------------------------------------------------------------------------------
 
 
@@ -219,6 +313,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=50, help="S3 runs in flight at once")
     parser.add_argument("--repeats", type=int, default=5, help="S3 measurements per variant")
     parser.add_argument("--imports", type=int, default=15, help="interpreters per import-time row")
+    parser.add_argument("--turns-only", action="store_true", help="S1/S2 and the per-turn figure only")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -228,48 +323,44 @@ def main() -> None:
     count_connects()
     asyncio.run(verify())
     print("checked: the bare SDK sends the same requests as Agent.run (S1, S2; plain and streaming)\n")
-    child = subprocess.Popen(
-        [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
-    )
+    child, url = start_server()
     try:
-        assert child.stdout is not None
-        url = child.stdout.readline().strip()
         print(
             f"S1/S2: medians of {args.turns} paired samples, ms; overhead = median of the paired differences "
-            "(local wire server in a child process)"
+            f"(local wire server in a child process); load {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )
         head = f"{'':<34} {'bare':>8} {'Agent':>8} {'overhead':>9}"
         print(f"{'':<34} {'--------- CPU ----------':>27}   {'--------- wall ---------':>27}   {'connects':>11}")
         print(f"{head}   {head[35:]}   {'bare':>5} {'Agent':>5}")
-        results: dict[str, dict[str, list[float]]] = {}
-        for label, tools, stream in (
-            ("S1 text turn, non-streaming", False, False),
-            ("S1 text turn, streaming", False, True),
-            ("S2 tool run (2 turns), non-stream.", True, False),
-            ("S2 tool run (2 turns), streaming", True, True),
-        ):
-            results[label] = m = asyncio.run(scenario(url, args.turns, tools, stream))
+
+        def report(label: str, m: dict[str, list[float]]) -> None:
             print(row(label, m), flush=True)
-            if tools:
+            if label.startswith("S2"):
                 print(row("   overhead per model turn (÷ 2)", m, per=2))
 
-        with tempfile.TemporaryDirectory() as folder:
-            log = Path(folder) / "runs.db"
-            s3 = asyncio.run(throughput(url, args.runs, args.batch, args.repeats, log))
-            verdict = check_log(log, s3["events_of"])
-        print(
-            f"\nS3: {args.runs} one-tool-call runs on one Agent, {args.batch} at a time (asyncio.gather), "
-            f"non-streaming; median of {args.repeats}"
-        )
-        for name in s3["rates"]:
-            rate, cpu = statistics.median(s3["rates"][name]), ms(s3["cpu"][name])
-            spread = f"{min(s3['rates'][name]):.0f}–{max(s3['rates'][name]):.0f}"
-            print(f"  {name:<9} {rate:7.0f} runs/s  (range {spread})   {cpu:6.3f} ms CPU per run")
-        print(f"  {verdict}")
+        figures = turn_figures(turn_samples(url, args.turns, report), args.turns)
+        if not args.turns_only:
+            s3_and_imports(url, args)
     finally:
-        if child.stdin is not None:
-            child.stdin.close()
-        child.wait(10)
+        stop_server(child)
+    print(f"\n{headline(figures)}")
+
+
+def s3_and_imports(url: str, args: argparse.Namespace) -> None:
+    """S3 (throughput, the run log checked) and the import times, printed."""
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "runs.db"
+        s3 = asyncio.run(throughput(url, args.runs, args.batch, args.repeats, log))
+        verdict = check_log(log, s3["events_of"])
+    print(
+        f"\nS3: {args.runs} one-tool-call runs on one Agent, {args.batch} at a time (asyncio.gather), "
+        f"non-streaming; median of {args.repeats}"
+    )
+    for name in s3["rates"]:
+        rate, cpu = statistics.median(s3["rates"][name]), ms(s3["cpu"][name])
+        spread = f"{min(s3['rates'][name]):.0f}–{max(s3['rates'][name]):.0f}"
+        print(f"  {name:<9} {rate:7.0f} runs/s  (range {spread})   {cpu:6.3f} ms CPU per run")
+    print(f"  {verdict}")
 
     imports = import_times(args.imports)
     heavy = imports.pop("heavy")

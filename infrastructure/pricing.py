@@ -142,8 +142,12 @@ class ProviderPrices:
         return parsed.model, kind, settings if isinstance(settings, PricedSettings) else None
 
 
+@lru_cache(maxsize=256)
 def table_window(model: str, provider: str, base_url: str | None) -> int | None:
-    """The context window ``genai-prices`` gives for the model, or None when it does not know it."""
+    """The context window ``genai-prices`` gives for the model, or None when it does not know it.
+
+    Kept per model (the table does not change in a process): every run asks it, twice.
+    """
     if not model:
         return None
     try:
@@ -171,7 +175,7 @@ def table_cost(
     cache reads and writes of ``usage`` are priced at the table's cache prices (its one-hour write
     price with ``long_cache_writes``); like ``Usage``, the table counts them inside the input.
     """
-    if not model:
+    if not model or not table_knows(model, provider, base_url):
         return None
     try:
         from genai_prices import Usage as PriceUsage
@@ -186,6 +190,18 @@ def table_cost(
         return float(_calc(PriceUsage(**counts), model, provider, base_url).total_price)
     except Exception:  # unknown model, provider or endpoint (LookupError), or a broken table
         return None
+
+
+@lru_cache(maxsize=256)
+def table_knows(model: str, provider: str, base_url: str | None) -> bool:
+    """Whether ``genai-prices`` prices the model at all: an unknown one (a local server's) is not asked again."""
+    try:
+        from genai_prices import Usage as PriceUsage
+
+        _calc(PriceUsage(input_tokens=1, output_tokens=1), model, provider, base_url)
+    except Exception:  # unknown model, provider or endpoint (LookupError), or a broken table
+        return False
+    return True
 
 
 @lru_cache(maxsize=256)

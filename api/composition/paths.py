@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quorum.infrastructure.tools.settings import ToolsSettings
+from quorum.infrastructure.tools.workspace import resolved_dir
 
 if TYPE_CHECKING:
     from quorum.infrastructure.config.schema import Settings
@@ -26,5 +28,9 @@ def user_data_dir() -> Path:
 
 
 def workspace_of(settings: Settings) -> Path:
-    """The directory the tools act in: ``[tools] workspace``, else the current directory."""
-    return (settings.section(ToolsSettings).workspace or Path.cwd()).expanduser().resolve()
+    """The directory the tools act in: ``[tools] workspace``, else the current directory.
+
+    Resolved once per process for each (path, current directory) (``resolved_dir``): a run asks
+    for it several times (the prompt, the review, the hooks).
+    """
+    return resolved_dir(settings.section(ToolsSettings).workspace or os.getcwd())

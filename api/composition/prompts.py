@@ -27,9 +27,12 @@ def system_prompt(
     tool profile's shorter default. ``conventions``: the project instructions (AGENTS.md) and the
     skills' list follow, in either profile.
     """
-    where = workspace if workspace is not None else workspace_of(settings)
-    default = LEAN_SYSTEM_PROMPT if lean else DEFAULT_SYSTEM_PROMPT
-    prompt = str(settings.agent.system_prompt or default.format(workspace=where))
+    configured = settings.agent.system_prompt
+    if configured:
+        prompt = str(configured)
+    else:  # only the default names the workspace: resolving it is a look at the file system
+        where = workspace if workspace is not None else workspace_of(settings)
+        prompt = (LEAN_SYSTEM_PROMPT if lean else DEFAULT_SYSTEM_PROMPT).format(workspace=where)
     sections = conventions.prompt_sections() if conventions is not None else []
     return "\n\n".join([prompt, *sections])
 
@@ -46,7 +49,7 @@ async def with_tool_notes(prompt: str | None, executor: Any) -> str | None:
     Starts the eager MCP servers, as listing the tools would; their start events are said at the
     run's start.
     """
-    from quorum.infrastructure.plugins.contracts import ToolSourceNotes
-
-    notes = list(await executor.prompt_notes()) if isinstance(executor, ToolSourceNotes) else []
+    # What isinstance(executor, ToolSourceNotes) decides, without walking the protocol each run.
+    prompt_notes = getattr(executor, "prompt_notes", None)
+    notes = list(await prompt_notes()) if prompt_notes is not None else []
     return "\n\n".join([prompt or "", *notes]).strip() if notes else prompt

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from quorum.application.execution import RunRequest
+from quorum.application.execution import ExecutionParams, RunRequest
 from quorum.application.ports.observer import RunObserver
 from quorum.composition.model_choice import choose_model
 from quorum.composition.observers import FanOut, build_recorder
@@ -71,8 +71,7 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
     settings = container.settings()
     require_schema(order.output_schema)
     model_id = container.gateway().resolve(choose_model(order.model or settings.model, container.env()))
-    params = settings.agent.execution_params(tools=order.tools, **plan_override(order.plan))
-    params = with_profile(params, model_id, container.prices())
+    params = run_params(runtime, model_id, order.tools, order.plan)
     lean = params.tools_profile == "lean"
     if order.tool_notes:
         prompt = await runtime.system_prompt(lean=lean)
@@ -96,6 +95,21 @@ async def prepare(runtime: Runtime, order: RunOrder) -> PreparedRun:
     recorder = build_recorder(runtime.store, settings, order.parent_run_id)
     observer = FanOut([recorder, *order.observers])
     return PreparedRun(request=request, observer=observer, parent_run_id=order.parent_run_id)
+
+
+def run_params(runtime: Runtime, model_id: str, tools: str, plan: bool | None) -> ExecutionParams:
+    """The ``[agent]`` settings as a run's parameters, its tools profile decided for ``model_id``.
+
+    ``tools`` and ``plan`` are the order's. Kept on the runtime per (model, tools, plan): the
+    settings and the model data do not change while it is open, and every run asks.
+    """
+    key = (model_id, tools, plan)
+    params = runtime.run_params.get(key)
+    if params is None:
+        container = runtime.container
+        params = container.settings().agent.execution_params(tools=tools, **plan_override(plan))
+        params = runtime.run_params[key] = with_profile(params, model_id, container.prices())
+    return params
 
 
 def conversation_root(runtime: Runtime, parent_run_id: str | None) -> str | None:

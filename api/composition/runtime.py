@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from quorum.composition.prompts import system_prompt, with_tool_notes
 
 if TYPE_CHECKING:
-    from quorum.application.execution import RunResult
+    from quorum.application.execution import ExecutionParams, RunResult
     from quorum.application.ports.run_store import RunStore
     from quorum.composition.container import Container
     from quorum.composition.orders import PreparedRun
@@ -65,6 +65,8 @@ class Runtime:
         self._executor: Any = None  # kept after closing: its problems are said then
         self._uncapped: set[str] = set()  # models whose cost cap was said to be unenforceable
         self._telemetry: Any = None
+        self.run_params: dict[tuple[str, str, bool | None], ExecutionParams] = {}
+        """A run's parameters by (model, tools, plan), made once by ``runs.run_params``."""
 
     async def __aenter__(self) -> Runtime:
         self.open()

@@ -61,7 +61,14 @@ class TurnInput:
         return cls(results=tuple(results), tools=tools, note=note)
 
     def message(self) -> Message:
-        """The user message this turn adds to a history."""
+        """The user message this turn adds to a history (made once: the context estimate and the session both ask)."""
+        made: Message | None = self.__dict__.get("_message")
+        if made is None:
+            made = self._make_message()
+            object.__setattr__(self, "_message", made)  # a cache beside the fields: not compared, not copied
+        return made
+
+    def _make_message(self) -> Message:
         blocks: list[Any] = [r.for_model() for r in self.results]
         if not self.results and (self.text or not self.note):
             blocks.append(TextBlock(text=self.text))

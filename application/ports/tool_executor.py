@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from quorum.domain.tools import Clearance, RiskAssessment, ToolCall, ToolDefinition, ToolResult, ToolSpec
@@ -43,3 +44,13 @@ class CallPrecheck(Protocol):
     def precheck(self, call: ToolCall) -> str | None:
         """Why ``call`` would be refused, with the next step; None to go on. Quick, never raises."""
         ...
+
+
+def precheck_of(executor: object) -> Callable[[ToolCall], str | None] | None:
+    """``executor.precheck`` when ``executor`` implements ``CallPrecheck``, else None.
+
+    What ``isinstance(executor, CallPrecheck)`` decides (the method is there and not None),
+    without walking the protocol's members: a run asks it of each executor it is given.
+    """
+    method: Callable[[ToolCall], str | None] | None = getattr(executor, "precheck", None)
+    return method

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -164,9 +165,7 @@ class BuiltinToolSource:
     async def list_tools(self) -> Sequence[ToolDefinition]:
         if not self.launcher.status.enforced:
             return BUILTIN_TOOLS
-        return tuple(
-            t.model_copy(update={"per_call_risk": True}) if t.name == "run_command" else t for t in BUILTIN_TOOLS
-        )
+        return _sandboxed_tools()
 
     def assess_risk(self, call: ToolCall, tool: ToolDefinition) -> RiskAssessment:
         if call.name == "run_command":
@@ -247,3 +246,9 @@ class BuiltinToolSource:
     async def aclose(self) -> None:
         if self._on_close is not None:
             self._on_close()
+
+
+@functools.cache
+def _sandboxed_tools() -> tuple[ToolDefinition, ...]:
+    """The built-in tools when commands run sandboxed: ``run_command``'s risk is then per call (made once)."""
+    return tuple(t.model_copy(update={"per_call_risk": True}) if t.name == "run_command" else t for t in BUILTIN_TOOLS)

@@ -15,6 +15,7 @@ import asyncio
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from quorum.application import model_wording as say
 from quorum.application.ports.tool_executor import CallPrecheck
@@ -66,12 +67,38 @@ _DISABLED = (
 """Why a tool ``[tools]`` leaves out is not offered."""
 
 
-def _withheld_by(source: ToolSource) -> Mapping[str, str]:
-    """What ``source`` withholds and why (``ToolSourceWithheld``); nothing when it cannot say."""
-    if not isinstance(source, ToolSourceWithheld):
+@dataclass(frozen=True)
+class _Optional:
+    """Which optional protocols a source implements, checked once when the executor is made.
+
+    ``isinstance`` against a runtime-checkable protocol walks the protocol's members each time;
+    the sources of an executor do not change, so their answers are kept (they were asked on
+    every listing, several times a run).
+    """
+
+    notes: bool
+    problems: bool
+    withheld: bool
+    origins: bool
+    precheck: bool
+
+    @classmethod
+    def of(cls, source: ToolSource) -> _Optional:
+        return cls(
+            notes=isinstance(source, ToolSourceNotes),
+            problems=isinstance(source, ToolSourceProblems),
+            withheld=isinstance(source, ToolSourceWithheld),
+            origins=isinstance(source, ToolSourceOrigins),
+            precheck=isinstance(source, CallPrecheck),
+        )
+
+
+def _withheld_by(source: ToolSource, implements: bool) -> Mapping[str, str]:
+    """What ``source`` withholds and why (``ToolSourceWithheld``: ``implements``); nothing when it cannot say."""
+    if not implements:
         return {}
     try:
-        return dict(source.withheld_tools())
+        return dict(cast("ToolSourceWithheld", source).withheld_tools())
     except Exception:  # a plugin's bug: its tools are then only "unknown"
         return {}
 
@@ -91,6 +118,8 @@ class PluginToolExecutor:
 
     def __init__(self, sources: Sequence[ToolSource], settings: ToolsSettings | None = None) -> None:
         self._sources = list(sources)
+        self._optional = {id(source): _Optional.of(source) for source in self._sources}
+        self._offered_names: dict[str, bool] = {}
         self._settings = settings or ToolsSettings()
         self._routes: dict[str, ToolSource] = {}
         self._listed: list[ListedTool] | None = None
@@ -110,7 +139,8 @@ class PluginToolExecutor:
             routes: dict[str, ToolSource] = {}
             withheld: dict[str, str] = {}
             for source, definitions in zip(self._sources, results, strict=True):
-                withheld.update(_withheld_by(source))
+                optional = self._optional[id(source)]
+                withheld.update(_withheld_by(source, optional.withheld))
                 for definition in definitions:
                     if not self._offered(definition.name):
                         withheld[definition.name] = _DISABLED
@@ -123,7 +153,11 @@ class PluginToolExecutor:
                         continue
                     routes[definition.name] = source
                     listed.append(
-                        ListedTool(self._with_override(definition), source.name, _origin(source, definition.name))
+                        ListedTool(
+                            self._with_override(definition),
+                            source.name,
+                            _origin(source, definition.name, optional.origins),
+                        )
                     )
             self._routes = routes
             self._listed = listed
@@ -151,10 +185,10 @@ class PluginToolExecutor:
     def precheck(self, call: ToolCall) -> str | None:
         """Why the call's source would refuse it (``CallPrecheck``), asked before review; None to go on."""
         source = self._routes.get(call.name)
-        if not isinstance(source, CallPrecheck):
+        if source is None or not self._optional[id(source)].precheck:
             return None
         try:
-            return source.precheck(call)
+            return cast("CallPrecheck", source).precheck(call)
         except Exception:  # a source's bug: the call goes on to review and the source's own checks
             return None
 
@@ -186,10 +220,10 @@ class PluginToolExecutor:
         """
         notes: list[str] = []
         for source in self._sources:
-            if not isinstance(source, ToolSourceNotes):
+            if not self._optional[id(source)].notes:
                 continue
             try:
-                notes.extend(str(note) for note in await source.prompt_notes())
+                notes.extend(str(note) for note in await cast("ToolSourceNotes", source).prompt_notes())
             except Exception as error:
                 self._note(f"tool source {source.name!r} gave no notes: {type(error).__name__}: {error}")
         return notes
@@ -202,9 +236,15 @@ class PluginToolExecutor:
                 self._note(f"tool source {source.name!r} failed to close: {type(result).__name__}: {result}")
 
     def _offered(self, name: str) -> bool:
-        if _matches(name, self._settings.disabled):
-            return False
-        return not self._settings.enabled or _matches(name, self._settings.enabled)
+        """Whether ``[tools]`` offers ``name`` (kept per name: the section does not change, tools are listed often)."""
+        offered = self._offered_names.get(name)
+        if offered is None:
+            settings = self._settings
+            offered = not _matches(name, settings.disabled) and (
+                not settings.enabled or _matches(name, settings.enabled)
+            )
+            self._offered_names[name] = offered
+        return offered
 
     def _with_override(self, definition: ToolDefinition) -> ToolDefinition:
         pattern = _override_pattern(definition.name, self._settings.risk)
@@ -220,8 +260,8 @@ class PluginToolExecutor:
         except Exception as error:
             self._note(f"tool source {source.name!r} is unavailable: {error}")
             return []
-        if isinstance(source, ToolSourceProblems):
-            for message in source.problems:
+        if self._optional[id(source)].problems:
+            for message in cast("ToolSourceProblems", source).problems:
                 self._note(message)
         return definitions
 
@@ -230,10 +270,10 @@ class PluginToolExecutor:
             self.problems.append(message)
 
 
-def _origin(source: ToolSource, tool_name: str) -> str:
-    if isinstance(source, ToolSourceOrigins):
+def _origin(source: ToolSource, tool_name: str, implements: bool) -> str:
+    if implements:
         try:
-            return str(source.origin(tool_name))
+            return str(cast("ToolSourceOrigins", source).origin(tool_name))
         except Exception:
             return source.name
     return source.name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -21,6 +22,21 @@ def printable(name: str) -> str:
     return name
 
 
+def resolved_dir(path: str | Path) -> Path:
+    """``path`` with ``~`` expanded, made absolute and its symlinks followed, as ``Path.resolve`` does.
+
+    Kept per process for each (path, current directory): a run builds several views of its
+    workspace (the prompt, the review's human step and rule viewer, the hooks), and each
+    ``resolve`` looks at every part of the path. The paths tools touch are resolved each time.
+    """
+    return _resolved(str(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(path: str, cwd: str) -> Path:
+    return Path(path).expanduser().resolve()
+
+
 class Workspace:
     """The directory built-in tools act in.
 
@@ -31,7 +47,7 @@ class Workspace:
     """
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root).resolve()
+        self.root = resolved_dir(root)
 
     def resolve(self, path: str | None, *, default: str = ".") -> Path:
         """The real path of ``path`` inside the workspace (it need not exist)."""
