@@ -24,6 +24,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.figure import Figure, load
 
 
+def _per_turn(quick: bool) -> Figure:
+    from bench.api_overhead import per_turn_overhead
+
+    got = per_turn_overhead(turns=60 if quick else 300)
+    return Figure(
+        "per-turn CPU of a one-turn `Agent.run` over one bare `openai` SDK `create` (non-streaming;"
+        f" streaming {got['streaming_overhead_ms']:+.2f} ms)",
+        "python bench/api_overhead.py --turns-only",
+        f"{got['agent_ms']:.2f} ms",
+        f"{got['bare_ms']:.2f} ms",
+        f"{got['overhead_ms']:+.2f} ms",
+        f"≤ +{got['goal_ms']:g} ms",
+        got["overhead_ms"] <= got["goal_ms"],
+    )
+
+
 def _import(quick: bool) -> Figure:
     from bench.import_agent import medians
 
@@ -121,6 +137,7 @@ def _durable(quick: bool) -> Figure:
 
 
 BENCHMARKS: dict[str, Callable[[bool], Figure]] = {
+    "per_turn": _per_turn,
     "import": _import,
     "sandbox": _sandbox,
     "hook": _hook,
