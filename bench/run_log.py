@@ -8,6 +8,9 @@ log is then read back: every run is in it, finished, with as many events as its 
 
     python bench/run_log.py [--runs 200] [--batch 200] [--repeats 5]
 
+The last line printed is ``run log on/off: X (goal ≥ 0.95)``; ``run_log_ratio`` gives the figures
+to another script (``bench/floors.py``).
+
 Goal: log on / log off ≥ 0.95 (issue 38). Report the machine's load (printed) with the figure.
 """
 
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,13 +44,15 @@ def check_log(log: Path, events_of: dict[str, int]) -> str:
     return f"checked: the log holds all {len(statuses)} runs, each with all its events"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=200, help="runs per measurement")
-    parser.add_argument("--batch", type=int, default=0, help="runs in flight at once (0: all)")
-    parser.add_argument("--repeats", type=int, default=5, help="measurements per variant")
-    args = parser.parse_args()
-    batch = args.batch or args.runs
+def run_log_ratio(runs: int = 200, repeats: int = 5, batch: int = 0) -> dict[str, Any]:
+    """Measure the run log on vs off (``runs`` runs, ``batch`` in flight, 0: all; ``repeats`` rounds in turn).
+
+    Returns ``ratio`` (median runs/s log on / log off), ``rates`` and ``cpu`` (per variant: the
+    median runs/s and CPU seconds per run), ``ranges`` (min, max runs/s), ``load`` (the load
+    average when it started) and ``checked`` (what reading the log back found). For
+    ``bench/floors.py`` and ``main``.
+    """
+    batch = batch or runs
     child = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / "api_overhead.py"), "--serve"],
         stdin=subprocess.PIPE,
@@ -60,26 +66,43 @@ def main() -> None:
         load = os.getloadavg()
         with tempfile.TemporaryDirectory() as folder:
             log = Path(folder) / "runs.db"
-            result = asyncio.run(throughput(url, args.runs, batch, args.repeats, log))
+            result = asyncio.run(throughput(url, runs, batch, repeats, log))
             verdict = check_log(log, result["events_of"])
     finally:
         if child.stdin is not None:
             child.stdin.close()
         child.wait(10)
     rates = {name: statistics.median(values) for name, values in result["rates"].items()}
+    return {
+        "ratio": rates["log on"] / rates["log off"],
+        "rates": rates,
+        "ranges": {name: (min(values), max(values)) for name, values in result["rates"].items()},
+        "cpu": {name: statistics.median(values) for name, values in result["cpu"].items()},
+        "load": load,
+        "checked": verdict,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=200, help="runs per measurement")
+    parser.add_argument("--batch", type=int, default=0, help="runs in flight at once (0: all)")
+    parser.add_argument("--repeats", type=int, default=5, help="measurements per variant")
+    args = parser.parse_args()
+    figures = run_log_ratio(args.runs, args.repeats, args.batch)
+    rates, load = figures["rates"], figures["load"]
     print(
-        f"Run log: {args.runs} one-tool-call runs on one Agent, {batch} at a time, non-streaming; "
-        f"median of {args.repeats} (load {load[0]:.1f} {load[1]:.1f})"
+        f"Run log: {args.runs} one-tool-call runs on one Agent, {args.batch or args.runs} at a time, "
+        f"non-streaming; median of {args.repeats} (load {load[0]:.1f} {load[1]:.1f})"
     )
-    for name, values in result["rates"].items():
-        cpu = statistics.median(result["cpu"][name]) * 1e3
-        print(
-            f"  {name:<9} {rates[name]:7.0f} runs/s  (range {min(values):.0f}–{max(values):.0f})  {cpu:6.3f} ms CPU/run"
-        )
-    print(f"  ratio: log on / log off = {rates['log on'] / rates['log off']:.3f}  (goal ≥ 0.95)")
+    for name, rate in rates.items():
+        low, high = figures["ranges"][name]
+        cpu = figures["cpu"][name] * 1e3
+        print(f"  {name:<9} {rate:7.0f} runs/s  (range {low:.0f}–{high:.0f})  {cpu:6.3f} ms CPU/run")
     print(f"  log off / bare SDK = {rates['log off'] / rates['bare SDK']:.2f}, log on / bare SDK = "
           f"{rates['log on'] / rates['bare SDK']:.2f}")  # fmt: skip
-    print(f"  {verdict}")
+    print(f"  {figures['checked']}")
+    print(f"run log on/off: {figures['ratio']:.3f} (goal ≥ 0.95)")
 
 
 if __name__ == "__main__":
