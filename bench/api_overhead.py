@@ -138,21 +138,23 @@ async def throughput(url: str, runs: int, batch: int, repeats: int, log: Path) -
     }
     rates: dict[str, list[float]] = {name: [] for name in variants}
     cpu: dict[str, list[float]] = {name: [] for name in variants}
+    loop_cpu: dict[str, list[float]] = {name: [] for name in variants}  # the event loop's thread alone
     try:
         for go in variants.values():  # warm-up: connections, imports, the log's schema
             await go()
         for _ in range(repeats):
             for name, go in variants.items():
-                start_cpu, start = time.process_time(), time.perf_counter()
+                start_cpu, start, start_loop = time.process_time(), time.perf_counter(), time.thread_time()
                 await go()
                 rates[name].append(runs / (time.perf_counter() - start))
                 cpu[name].append((time.process_time() - start_cpu) / runs)
+                loop_cpu[name].append((time.thread_time() - start_loop) / runs)
         await asyncio.sleep(0.05)  # let a flush scheduled by the last events run
     finally:
         await logged.aclose()
         await unlogged.aclose()
         await bare.client.close()
-    return {"rates": rates, "cpu": cpu, "events_of": events_of}
+    return {"rates": rates, "cpu": cpu, "loop_cpu": loop_cpu, "events_of": events_of}
 
 
 def check_log(log: Path, events_of: dict[str, int]) -> str:
