@@ -97,7 +97,9 @@ class RunRecorder:
             self._run_id, self._seq, self._header = event.run_id, 0, header
         elif self._run_id is None:
             return  # not a run we saw start
-        self._buffer.append(RecordedEvent(seq=self._seq, at=at, event=event))
+        # Not validated again: the event is a validated RunEvent, seq and at are ours (validating
+        # the event's whole model again cost the event loop's thread more than writing it).
+        self._buffer.append(RecordedEvent.model_construct(seq=self._seq, at=at, event=event))
         self._seq += 1
         if isinstance(event, RunStarted | RunFinished):
             self.flush()
