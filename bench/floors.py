@@ -40,6 +40,21 @@ def _per_turn(quick: bool) -> Figure:
     )
 
 
+def _run_log(quick: bool) -> Figure:
+    from bench.run_log import run_log_ratio
+
+    got = run_log_ratio(runs=200, repeats=2 if quick else 5)
+    return Figure(
+        "200 concurrent one-tool-call runs on one `Agent` with the run log (SQLite) / without",
+        "python bench/run_log.py",
+        f"{got['rates']['log on']:.0f} runs/s",
+        f"{got['rates']['log off']:.0f} runs/s",
+        f"{got['ratio']:.2f}×",
+        "≥ 0.95×",
+        got["ratio"] >= 0.95,
+    )
+
+
 def _import(quick: bool) -> Figure:
     from bench.import_agent import medians
 
@@ -138,6 +153,7 @@ def _durable(quick: bool) -> Figure:
 
 BENCHMARKS: dict[str, Callable[[bool], Figure]] = {
     "per_turn": _per_turn,
+    "run_log": _run_log,
     "import": _import,
     "sandbox": _sandbox,
     "hook": _hook,
