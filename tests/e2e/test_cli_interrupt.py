@@ -121,7 +121,7 @@ def test_a_signal_during_an_approved_command_ends_the_run_cancelled(
         time.sleep(0.02)
     run.proc.send_signal(signum)
     events, err = run.finish()
-    assert run.proc.returncode == code, err
+    assert run.proc.returncode == code, (err, [(e["type"], e.get("output"), e.get("stop_reason")) for e in events])
     assert events[-1]["type"] == "run_finished" and events[-1]["stop_reason"] == "cancelled"
     result = next(e for e in events if e["type"] == "tool_result")
     assert result["is_error"] and result["output"].startswith("cancelled")
