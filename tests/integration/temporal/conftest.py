@@ -204,3 +204,35 @@ def save_history(server: DevServer, run_id: str, name: str) -> None:
 
     HISTORIES.mkdir(exist_ok=True)
     (HISTORIES / f"{name}.json").write_text(asyncio.run(fetch()))
+
+
+def run_falling_back(tcli: Cli, primary_script: tuple[Any, ...], spare_script: tuple[Any, ...], task: str) -> Any:
+    """``quorum run --json TASK`` on Temporal with ``main:big`` (Anthropic) falling back to ``spare:small`` (OpenAI).
+
+    Each wire server is scripted with its ``*_script``; a worker runs the workflow. Returns the
+    run's ``Result`` and both servers (stopped, their requests kept).
+    """
+    from tests.support.anthropic_server import anthropic_server
+    from tests.support.openai_server import openai_server
+
+    primary, spare = anthropic_server(), openai_server()
+    try:
+        engine = (tcli.workspace / "quorum.toml").read_text()
+        tcli.write(
+            "quorum.toml",
+            engine
+            + '\n[agent]\nfallback_models = ["spare:small"]\n'
+            + f'\n[providers.main]\ntype = "anthropic"\nbase_url = "{primary.url}"\napi_key = "x"\nmax_retries = 0\n'
+            + f'\n[providers.spare]\ntype = "openai"\nbase_url = "{spare.url}/v1"\napi_key = "x"\nmax_retries = 0\n',
+        )
+        primary.enqueue(*primary_script)
+        spare.enqueue(*spare_script)
+        worker = Worker(tcli).start()
+        try:
+            result = tcli("run", "--model", "main:big", "--json", task)
+        finally:
+            worker.stop()
+    finally:
+        primary.stop()
+        spare.stop()
+    return result, primary, spare

@@ -8,33 +8,14 @@ so ``RunAgent`` in the workflow moves to the fallback as on the local engine: th
 from __future__ import annotations
 
 from tests.e2e.conftest import Cli
-from tests.integration.temporal.conftest import Worker
-from tests.support.anthropic_server import anthropic_server
-from tests.support.openai_server import openai_server
+from tests.integration.temporal.conftest import run_falling_back
 from tests.support.script import Fail, Turn
 
 
 def test_an_overloaded_model_falls_back_inside_the_workflow(tcli: Cli) -> None:
-    primary, spare = anthropic_server(), openai_server()
-    try:
-        engine = (tcli.workspace / "quorum.toml").read_text()
-        tcli.write(
-            "quorum.toml",
-            engine
-            + '\n[agent]\nfallback_models = ["spare:small"]\n'
-            + f'\n[providers.main]\ntype = "anthropic"\nbase_url = "{primary.url}"\napi_key = "x"\nmax_retries = 0\n'
-            + f'\n[providers.spare]\ntype = "openai"\nbase_url = "{spare.url}/v1"\napi_key = "x"\nmax_retries = 0\n',
-        )
-        primary.enqueue(Fail(529, "Overloaded"))
-        spare.enqueue(Turn(text="Answered by the spare.", usage=(10, 2)))
-        worker = Worker(tcli).start()
-        try:
-            result = tcli("run", "--model", "main:big", "--json", "say hello")
-        finally:
-            worker.stop()
-    finally:
-        primary.stop()
-        spare.stop()
+    result, primary, spare = run_falling_back(
+        tcli, (Fail(529, "Overloaded"),), (Turn(text="Answered by the spare.", usage=(10, 2)),), "say hello"
+    )
 
     assert result.code == 0, result.stderr
     events = result.events()

@@ -11,34 +11,14 @@ from __future__ import annotations
 import json
 
 from tests.e2e.conftest import Cli
-from tests.integration.temporal.conftest import Worker
-from tests.support.anthropic_server import anthropic_server
-from tests.support.openai_server import openai_server
+from tests.integration.temporal.conftest import run_falling_back
 from tests.support.script import Call, Fail, Turn
 
 
 def test_a_result_whose_model_request_failed_is_still_in_the_log(tcli: Cli) -> None:
-    primary, spare = anthropic_server(), openai_server()
-    try:
-        engine = (tcli.workspace / "quorum.toml").read_text()
-        tcli.write(
-            "quorum.toml",
-            engine
-            + '\n[agent]\nfallback_models = ["spare:small"]\n'
-            + f'\n[providers.main]\ntype = "anthropic"\nbase_url = "{primary.url}"\napi_key = "x"\nmax_retries = 0\n'
-            + f'\n[providers.spare]\ntype = "openai"\nbase_url = "{spare.url}/v1"\napi_key = "x"\nmax_retries = 0\n',
-        )
-        tcli.write("notes.txt", "the notes\n")
-        primary.enqueue(Turn(calls=(Call("toolu_1", "read_file", {"path": "notes.txt"}),)), Fail(529, "Overloaded"))
-        spare.enqueue(Turn(text="Read them.", usage=(10, 2)))
-        worker = Worker(tcli).start()
-        try:
-            result = tcli("run", "--model", "main:big", "--json", "read the notes")
-        finally:
-            worker.stop()
-    finally:
-        primary.stop()
-        spare.stop()
+    tcli.write("notes.txt", "the notes\n")
+    primary_script = (Turn(calls=(Call("toolu_1", "read_file", {"path": "notes.txt"}),)), Fail(529, "Overloaded"))
+    result, _, _ = run_falling_back(tcli, primary_script, (Turn(text="Read them.", usage=(10, 2)),), "read the notes")
 
     assert result.code == 0, result.stderr
     events = result.events()
